@@ -1,0 +1,236 @@
+"""Configuration: the ONLY reader of ``os.environ`` and ``nanomem.toml``.
+
+Precedence (DESIGN §6): CLI flags > environment > ``nanomem.toml`` > defaults::
+
+    cfg = load_config(Path("ws"), overrides={"provider": "openai"})
+    cfg.provider        # 'openai'
+
+Environment: ``NANOMEM_PROVIDER``, ``NANOMEM_BASE_URL``, ``NANOMEM_API_KEY``, ``NANOMEM_MODEL``.
+``nanomem.toml`` uses sections whose keys are the field names below, e.g.::
+
+    [provider]
+    name = "openai"            # or "offline"
+    base_url = "http://localhost:11434/v1"
+    model = "qwen2.5:7b"
+
+    [caps]
+    "USER.md" = 6000
+
+The API key is never part of ``repr(Config)`` and never logged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from nanomem.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+PROVIDERS = ("offline", "openai")
+
+DEFAULT_FILE_CAPS: Mapping[str, int] = MappingProxyType(
+    {"SOUL.md": 4_000, "USER.md": 6_000, "memory/MEMORY.md": 12_000}
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    """All settings of one workspace. Frozen; build variants with :func:`dataclasses.replace`."""
+
+    # provider
+    provider: str = "offline"
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    model: str | None = None
+    request_timeout: float = 60.0
+    max_retries: int = 3
+    # consolidator (hot path)
+    context_window: int = 65_536
+    max_completion_tokens: int = 4_096
+    safety_buffer: int = 1_024
+    consolidate_ratio: float = 0.5
+    max_consolidate_rounds: int = 5
+    # history
+    max_history_entries: int = 1_000
+    # dream (cold path)
+    dream_batch_entries: int = 20
+    dream_batch_tokens: int = 6_000
+    dream_max_batches: int = 10
+    dream_max_iterations: int = 30
+    file_caps: Mapping[str, int] = field(default_factory=lambda: DEFAULT_FILE_CAPS)
+    max_deletion_share: float = 0.5
+    ephemeral_ttl_days: int = 7
+    # git
+    author_name: str = "nanomem"
+    author_email: str = "nanomem@localhost"
+    # watch daemon
+    watch_debounce_seconds: float = 2.0
+    dream_interval_minutes: float = 120.0
+    dream_idle_minutes: float = 15.0
+
+    @property
+    def budget(self) -> int:
+        """Prompt budget: ``context_window - max_completion_tokens - safety_buffer``."""
+        return self.context_window - self.max_completion_tokens - self.safety_buffer
+
+    def cap_for(self, rel_path: str) -> int:
+        """Character cap of one memory file."""
+        return int(self.file_caps.get(rel_path, DEFAULT_FILE_CAPS.get(rel_path, 12_000)))
+
+
+# nanomem.toml section -> {toml key: Config field}
+_TOML_SECTIONS: dict[str, dict[str, str]] = {
+    "provider": {
+        "name": "provider",
+        "base_url": "base_url",
+        "api_key": "api_key",
+        "model": "model",
+        "request_timeout": "request_timeout",
+        "max_retries": "max_retries",
+    },
+    "consolidate": {
+        "context_window": "context_window",
+        "max_completion_tokens": "max_completion_tokens",
+        "safety_buffer": "safety_buffer",
+        "ratio": "consolidate_ratio",
+        "max_rounds": "max_consolidate_rounds",
+    },
+    "history": {"max_history_entries": "max_history_entries"},
+    "dream": {
+        "batch_entries": "dream_batch_entries",
+        "batch_tokens": "dream_batch_tokens",
+        "max_batches": "dream_max_batches",
+        "max_iterations": "dream_max_iterations",
+        "max_deletion_share": "max_deletion_share",
+        "ephemeral_ttl_days": "ephemeral_ttl_days",
+    },
+    "git": {"author_name": "author_name", "author_email": "author_email"},
+    "watch": {
+        "debounce_seconds": "watch_debounce_seconds",
+        "dream_interval_minutes": "dream_interval_minutes",
+        "dream_idle_minutes": "dream_idle_minutes",
+    },
+}
+
+_ENV = {
+    "NANOMEM_PROVIDER": "provider",
+    "NANOMEM_BASE_URL": "base_url",
+    "NANOMEM_API_KEY": "api_key",
+    "NANOMEM_MODEL": "model",
+}
+
+
+def load_config(
+    workspace_root: Path,
+    *,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Config:
+    """Merge defaults, ``nanomem.toml``, the environment and ``overrides`` (highest first wins).
+
+    ``overrides`` keys are :class:`Config` field names; ``None`` values are ignored, so
+    argparse results can be passed straight through.
+    """
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    toml_path = Path(workspace_root) / "nanomem.toml"
+    values.update(_read_toml(toml_path))
+    for var, name in _ENV.items():
+        if environ.get(var):
+            values[name] = environ[var]
+    for name, value in (overrides or {}).items():
+        if value is not None:
+            values[name] = value
+    return _build(values, source=str(toml_path))
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the file or delete it") from exc
+    values: dict[str, Any] = {}
+    for section, table in data.items():
+        if section == "caps":
+            if not isinstance(table, dict):
+                raise ConfigError(f"{path}: [caps] must be a table of file = characters")
+            values["file_caps"] = MappingProxyType({**DEFAULT_FILE_CAPS, **table})
+            continue
+        keys = _TOML_SECTIONS.get(section)
+        if keys is None or not isinstance(table, dict):
+            raise ConfigError(
+                f"{path}: unknown section [{section}]; expected one of "
+                f"{', '.join(sorted([*_TOML_SECTIONS, 'caps']))}"
+            )
+        for key, value in table.items():
+            if key not in keys:
+                raise ConfigError(
+                    f"{path}: unknown key '{key}' in [{section}]; expected one of "
+                    f"{', '.join(sorted(keys))}"
+                )
+            values[keys[key]] = value
+    return values
+
+
+def _build(values: dict[str, Any], *, source: str) -> Config:
+    fields = {f.name: f for f in dataclasses.fields(Config)}
+    clean: dict[str, Any] = {}
+    for name, value in values.items():
+        if name not in fields:
+            raise ConfigError(f"unknown setting '{name}'")
+        default = fields[name].default
+        clean[name] = _coerce(name, value, default, source)
+    cfg = Config(**clean)
+    if cfg.provider not in PROVIDERS:
+        raise ConfigError(
+            f"provider '{cfg.provider}' is not supported; use one of {', '.join(PROVIDERS)}"
+        )
+    if cfg.provider == "openai" and not cfg.base_url:
+        raise ConfigError(
+            "provider 'openai' needs a base URL; pass --base-url, set NANOMEM_BASE_URL "
+            "or [provider] base_url in nanomem.toml"
+        )
+    if cfg.budget <= 0:
+        raise ConfigError(
+            f"context_window {cfg.context_window} leaves no prompt budget after "
+            f"max_completion_tokens {cfg.max_completion_tokens} and safety_buffer "
+            f"{cfg.safety_buffer}; raise context_window"
+        )
+    if not 0 < cfg.consolidate_ratio < 1:
+        raise ConfigError(f"consolidate ratio {cfg.consolidate_ratio} must lie between 0 and 1")
+    if not 0 <= cfg.max_deletion_share <= 1:
+        raise ConfigError(f"max_deletion_share {cfg.max_deletion_share} must lie between 0 and 1")
+    return cfg
+
+
+def _coerce(name: str, value: Any, default: Any, source: str) -> Any:
+    if name == "file_caps":
+        return value
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"{source}: '{name}' must be true or false, not {value!r}")
+    if isinstance(default, (int, float)) and not isinstance(default, bool):
+        try:
+            number = type(default)(value)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{source}: '{name}' must be a number, not {value!r}") from exc
+        if number < 0:
+            raise ConfigError(f"{source}: '{name}' must not be negative, got {value!r}")
+        return number
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{source}: '{name}' must be a string, not {value!r}")
+    return value

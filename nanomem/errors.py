@@ -1,0 +1,76 @@
+"""The one exception tree of nanomem.
+
+Every error knows the exit code the CLI returns for it::
+
+    NanomemError (1)
+    ├── ConfigError (2)        bad nanomem.toml, environment or flags
+    ├── WorkspaceError (2)     missing or malformed workspace files
+    ├── CommandError (2)       bad slash-command or CLI usage
+    ├── HistoryError (1)       history.jsonl or cursor files cannot be read or written
+    ├── ProviderError (1)      the model endpoint failed (network, HTTP status, bad reply)
+    ├── ToolError (1)          a tool call was malformed or refused (goes back to the model)
+    ├── GitStoreError (1)      the memory repository cannot be read or written
+    │   └── ShaError (2)       unknown or ambiguous sha given by a person
+    └── DreamError (1)         a Dream run could not complete
+
+A message says what failed, where, and what to do, for example
+``history.jsonl line 41: cursor 'abc' is not an integer; remove or repair the line``.
+Third-party exceptions are translated once, where they enter (httpx in ``provider.py``,
+dulwich in ``gitstore.py``), and chained with ``raise ... from exc``.
+"""
+
+from __future__ import annotations
+
+
+class NanomemError(Exception):
+    """Base class of every error nanomem raises on purpose."""
+
+    exit_code = 1
+
+
+class ConfigError(NanomemError):
+    """Configuration (flags, environment, nanomem.toml) is invalid."""
+
+    exit_code = 2
+
+
+class WorkspaceError(NanomemError):
+    """The workspace is missing or one of its files is malformed."""
+
+    exit_code = 2
+
+
+class CommandError(NanomemError):
+    """A slash command or CLI invocation was used wrongly."""
+
+    exit_code = 2
+
+
+class HistoryError(NanomemError):
+    """The history log or a cursor file cannot be read or written."""
+
+
+class ProviderError(NanomemError):
+    """The model endpoint failed; the message never contains the API key."""
+
+
+class ToolError(NanomemError):
+    """A tool call was malformed or refused; the reason goes back to the model."""
+
+
+class GitStoreError(NanomemError):
+    """The memory repository cannot be read or written."""
+
+
+class ShaError(GitStoreError):
+    """A sha given by a person is unknown or ambiguous."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, candidates: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class DreamError(NanomemError):
+    """A Dream run could not complete; nothing was changed."""

@@ -1,0 +1,33 @@
+"""Shared fixtures: a fresh workspace copied from ``workspace_template/``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = REPO_ROOT / "workspace_template"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A workspace directory holding a copy of the template (no git repository yet)."""
+    root = tmp_path / "ws"
+    shutil.copytree(TEMPLATE, root, ignore=shutil.ignore_patterns(".keep"))
+    (root / "sessions").mkdir(exist_ok=True)
+    (root / "prompts").mkdir(exist_ok=True)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's NANOMEM_* settings or a real git identity."""
+    for var in ("NANOMEM_PROVIDER", "NANOMEM_BASE_URL", "NANOMEM_API_KEY", "NANOMEM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Person")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Person")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
