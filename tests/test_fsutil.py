@@ -1,0 +1,57 @@
+"""atomic_write and FileLock: the two I/O primitives everything else relies on."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nanomem.fsutil import FileLock, atomic_write
+
+
+def test_atomic_write_replaces_content_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "file.txt"
+    atomic_write(target, "first")
+    atomic_write(target, b"second \xff")
+    assert target.read_bytes() == b"second \xff"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["file.txt"]
+
+
+def test_atomic_write_keeps_old_content_when_the_write_fails(tmp_path: Path) -> None:
+    target = tmp_path / "file.txt"
+    target.write_text("old", encoding="utf-8")
+    with pytest.raises(TypeError):
+        atomic_write(target, 12345)  # type: ignore[arg-type]
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+
+
+def test_file_lock_non_blocking_acquire_fails_while_another_holder_has_it(tmp_path: Path) -> None:
+    path = tmp_path / ".lock"
+    first, second = FileLock(path), FileLock(path)
+    assert first.acquire(blocking=False)
+    try:
+        assert not second.acquire(blocking=False)
+    finally:
+        first.release()
+    assert second.acquire(blocking=False)
+    second.release()
+
+
+def test_file_lock_excludes_another_process(tmp_path: Path) -> None:
+    path = tmp_path / ".lock"
+    script = textwrap.dedent(
+        f"""
+        from nanomem.fsutil import FileLock
+        lock = FileLock({str(path)!r})
+        print("got" if lock.acquire(blocking=False) else "busy")
+        """
+    )
+    with FileLock(path):
+        busy = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    free = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert busy.stdout.strip() == "busy"
+    assert free.stdout.strip() == "got"
