@@ -1,0 +1,168 @@
+"""Replay a scripted conversation through the real nanomem pipeline, in a fresh workspace.
+
+Per conversation: ``init_workspace``, then for every message, in order, with the injected
+clock set to the message's time: append it to ``sessions/<id>.jsonl``; after each user message
+(when the agent would build its next prompt) run the Consolidator on a small context window.
+After each session, run Dream. One session file holds the whole conversation, as a long-lived
+chat channel does; the scripted sessions are separated by the time that passes between them.
+
+>>> clock = ScriptClock(datetime(2026, 1, 1, 9, 0))
+>>> clock.set(datetime(2026, 1, 8, 9, 0)); clock().isoformat()
+'2026-01-08T09:00:00'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nanomem.chat import ChatModel
+from nanomem.config import Config, load_config
+from nanomem.memory import Memory
+from nanomem.sessions import append_messages
+from nanomem.workspace import MEMORY_FILES, Workspace, init_workspace
+
+from benchmarks.quality.scenarios import Conversation
+
+AGENT_PROMPT = "You are a helpful assistant with long-term memory."
+# The small window that makes a 60-turn script overflow several times (tokens).
+SMALL_WINDOW = {"context_window": 600, "max_completion_tokens": 256, "safety_buffer": 64}
+MEMORY_SHARE = 0.25  # share of the prompt budget the agent gives to its memory block
+
+EngineFactory = Callable[[Workspace, Config, "ScriptClock"], ChatModel]
+
+
+class ScriptClock:
+    """The injected clock: returns whatever time the replay last set."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def set(self, when: datetime) -> None:
+        self.now = when
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """What the pipeline reported while replaying (for the record; scores come from files)."""
+
+    root: Path
+    seed_text: str
+    consolidations: Mapping[str, int]
+    archived_messages: int
+    dream_statuses: tuple[str, ...]
+    accepted: int
+    refused: int
+    refusal_reasons: tuple[str, ...] = field(default=())
+    dream_failures: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workspace": str(self.root),
+            "consolidations": dict(self.consolidations),
+            "archived_messages": self.archived_messages,
+            "dreams": list(self.dream_statuses),
+            "accepted": self.accepted,
+            "refused": self.refused,
+            "refusal_reasons": list(self.refusal_reasons),
+            "dream_failures": list(self.dream_failures),
+        }
+
+
+def bench_config(root: Path, overrides: Mapping[str, Any] | None = None) -> Config:
+    """The workspace's configuration with the small window (``overrides`` win over both)."""
+    merged = {**SMALL_WINDOW, **{k: v for k, v in (overrides or {}).items() if v is not None}}
+    return load_config(root, overrides=merged)
+
+
+def seed_files(root: Path, seed: Mapping[str, str]) -> str:
+    """Append ``seed`` lines (e.g. a pinned line) to memory files; return all seeded text."""
+    ws = Workspace(root)
+    for rel, text in seed.items():
+        path = ws.path(rel)
+        current = path.read_text(encoding="utf-8") if path.is_file() else ""
+        path.write_text(current.rstrip("\n") + "\n" + text.rstrip("\n") + "\n", encoding="utf-8")
+    return "\n".join(
+        ws.path(rel).read_text(encoding="utf-8") for rel in MEMORY_FILES if ws.path(rel).is_file()
+    )
+
+
+async def replay_conversation(
+    conversation: Conversation,
+    root: Path,
+    *,
+    overrides: Mapping[str, Any] | None = None,
+    engine_factory: EngineFactory | None = None,
+    seed: Mapping[str, str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ReplayResult:
+    """Replay ``conversation`` into a new workspace at ``root`` and return what happened."""
+    init_workspace(root)
+    seed_text = seed_files(root, seed or {})
+    ws = Workspace(root)
+    clock = ScriptClock(conversation.sessions[0].start)
+    config = bench_config(root, overrides)
+    engine = engine_factory(ws, config, clock) if engine_factory else None
+    memory = Memory(ws, config=config, engine=engine, clock=clock)
+    memory_tokens = max(1, int(config.budget * MEMORY_SHARE))
+    session_path = ws.sessions_dir / f"{conversation.id}.jsonl"
+    statuses: Counter[str] = Counter()
+    archived, dreams, accepted, refused = 0, [], 0, 0
+    reasons: list[str] = []
+    failures: list[str] = []
+    try:
+        memory.store  # create the memory repository before the first turn (init: commit)
+        for session in conversation.sessions:
+            for turn in session.turns():
+                clock.set(turn.at)
+                append_messages(
+                    session_path,
+                    [{"role": turn.role, "content": turn.content}],
+                    key=conversation.id,
+                    clock=clock,
+                )
+                if turn.role != "user":
+                    continue
+                result = await memory.aconsolidate(
+                    session_path,
+                    system_prompt=AGENT_PROMPT,
+                    memory_context=memory.context(memory_tokens),
+                )
+                statuses[result.status] += 1
+                archived += result.archived_messages
+            clock.set(session.end)
+            dream = await memory.adream()
+            dreams.append(dream.status)
+            accepted += dream.accepted
+            refused += len(dream.refused)
+            reasons.extend(r.reason for r in dream.refused)
+            if dream.status == "failed":
+                failures.append(str(dream.reason))
+            if progress:
+                progress(
+                    f"{conversation.id} session {session.index + 1}: dream {dream.status}, "
+                    f"{dream.accepted} accepted, {len(dream.refused)} refused"
+                )
+    finally:
+        memory.close()
+        close = getattr(engine, "aclose", None)
+        if close is not None:
+            await close()
+    return ReplayResult(
+        root=ws.root,
+        seed_text=seed_text,
+        consolidations=dict(statuses),
+        archived_messages=archived,
+        dream_statuses=tuple(dreams),
+        accepted=accepted,
+        refused=refused,
+        refusal_reasons=tuple(reasons),
+        dream_failures=tuple(failures),
+    )

@@ -1,0 +1,368 @@
+"""The ``nanomem`` command line: a pure function of argv (``main(argv) -> exit code``).
+
+Exit codes (DESIGN §8): 0 success or nothing to do; 1 a failed run; 2 a usage or
+configuration error (argparse errors and every :class:`NanomemError` with ``exit_code`` 2).
+This is the only module that prints. User mistakes get one line on stderr, never a
+traceback; ``--debug`` shows the traceback of an unexpected error.
+
+>>> main(["--version"])  # doctest: +SKIP
+nanomem 0.1.0
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import logging
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from nanomem import __version__, commands
+from nanomem.config import PROVIDERS, load_config
+from nanomem.errors import CommandError, NanomemError
+
+_Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+_EXAMPLES = {
+    "init": "examples:\n  nanomem init ~/agent-ws\n  nanomem init          # the current directory",
+    "status": "examples:\n  nanomem status\n  nanomem -w ~/agent-ws status --json",
+    "append": 'examples:\n  nanomem append "- [durable] User prefers metric units."',
+    "consolidate": (
+        "examples:\n  nanomem consolidate sessions/cli.jsonl\n"
+        "  nanomem consolidate sessions/cli.jsonl --context-window 8192"
+    ),
+    "dream": (
+        "examples:\n  nanomem dream\n  nanomem dream --dry-run\n"
+        "  nanomem dream --replay 4f1c2ab      # re-process the batch of that Dream commit\n"
+        "  nanomem dream --provider openai --base-url http://localhost:11434/v1 --model qwen2.5:7b"
+    ),
+    "log": "examples:\n  nanomem log            # the latest Dream commit\n  nanomem log 4f1c --json",
+    "restore": (
+        "examples:\n  nanomem restore        # list recent versions\n"
+        "  nanomem restore 4f1c   # files back to their state before 4f1c"
+    ),
+    "command": (
+        'examples:\n  nanomem command "/dream-log abc1"\n  nanomem command "/memory"\n'
+        '  nanomem command "/dream-prompt init"'
+    ),
+    "watch": (
+        "examples:\n  nanomem -w ~/agent-ws watch     # Ctrl-C or SIGTERM stops it cleanly\n"
+        "settings: [watch] debounce_seconds, dream_interval_minutes, dream_idle_minutes"
+    ),
+    "demo": "examples:\n  nanomem demo\n  nanomem demo --keep    # keep the demo workspace",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse tree of every command (DESIGN §8)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "-w", "--workspace", default=argparse.SUPPRESS, metavar="DIR",
+        help="workspace directory (default: the current directory)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="nanomem",
+        description="File-based long-term memory for LLM agents, versioned with git.",
+        epilog="examples:\n  nanomem init ~/agent-ws\n  nanomem -w ~/agent-ws status\n"
+        "  nanomem demo\nexit codes: 0 success or nothing to do, 1 failed run, 2 usage error",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-w", "--workspace", default=None, metavar="DIR",
+                        help="workspace directory (default: the current directory)")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    parser.add_argument("--version", action="version", version=f"nanomem {__version__}")
+    sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", required=True)
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name, help=help_text, description=help_text, parents=[common],
+            epilog=_EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    p = add("init", "copy workspace_template, create the memory repository")
+    p.add_argument("dir", nargs="?", metavar="DIR", help="workspace to create (default: -w)")
+    p = add("status", "cursors, pending entries, git dir, HEAD, sizes, provider")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("append", "append one history entry (prints the cursor)")
+    p.add_argument("text", metavar="TEXT")
+    p.add_argument("--session-key", default=None, help="session key stored with the entry")
+    p = add("consolidate", "archive old turns of a session file when near the token budget")
+    p.add_argument("session", metavar="SESSION.jsonl")
+    p.add_argument("--context-window", type=int, default=None, metavar="N")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("dream", "process pending history into the memory files and commit")
+    p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--replay", metavar="SHA", default=None,
+                   help="re-process the batch of a Dream commit")
+    p.add_argument("--provider", choices=PROVIDERS, default=None)
+    p.add_argument("--base-url", default=None, metavar="URL")
+    p.add_argument("--model", default=None, metavar="M")
+    p = add("log", "show the latest Dream commit, or any commit (same as /dream-log)")
+    p.add_argument("sha", nargs="?", metavar="SHA")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("restore", "list versions, or restore files to before SHA (same as /dream-restore)")
+    p.add_argument("sha", nargs="?", metavar="SHA")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("command", "route any slash command and print its reply")
+    p.add_argument("text", metavar='"/command args"')
+    add("watch", "daemon: version manual edits, Dream on schedule or idle")
+    p = add("demo", "end-to-end run in a temporary workspace, offline")
+    p.add_argument("--keep", action="store_true", help="keep the demo workspace afterwards")
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run the CLI; return the exit code (never raises, never calls ``sys.exit``)."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help, --version or a usage error
+        return exc.code if isinstance(exc.code, int) else 2
+    _setup_logging(args, err)
+    try:
+        return _HANDLERS[args.command_name](args, out, err)
+    except NanomemError as exc:
+        print(f"nanomem {args.command_name}: error: {exc}", file=err)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("nanomem: interrupted", file=err)
+        return 130
+    except Exception as exc:  # the one catch-all (STYLE: only at the top of main)
+        if args.debug:
+            traceback.print_exc(file=err)
+        print(
+            f"nanomem {args.command_name}: internal error: {type(exc).__name__}: {exc}; "
+            "rerun with --debug for the traceback and please report it",
+            file=err,
+        )
+        return 1
+
+
+def _setup_logging(args: argparse.Namespace, err: TextIO) -> None:
+    level = logging.DEBUG if args.debug else (
+        logging.INFO if args.command_name == "watch" else logging.WARNING
+    )
+    root = logging.getLogger("nanomem")
+    for handler in list(root.handlers):
+        if getattr(handler, "_nanomem_cli", False):
+            root.removeHandler(handler)
+    handler = logging.StreamHandler(err)
+    handler._nanomem_cli = True  # type: ignore[attr-defined]
+    handler.setFormatter(logging.Formatter("nanomem: %(levelname)s %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(getattr(args, "workspace", None) or ".").expanduser()
+
+
+def _memory(args: argparse.Namespace, overrides: dict[str, Any] | None = None) -> Any:
+    from nanomem.memory import Memory
+
+    root = _root(args)
+    if not root.is_dir():
+        raise CommandError(f"{root}: no such workspace directory; run `nanomem init {root}`")
+    return Memory(root, config=load_config(root, overrides=overrides))
+
+
+def _print_json(data: Any, out: TextIO) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True), file=out)
+
+
+def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from nanomem.gitstore import GitStore, locate_git_dir
+    from nanomem.workspace import init_workspace
+
+    root = Path(args.dir).expanduser() if args.dir else _root(args)
+    created = init_workspace(root)
+    config = load_config(root)
+    existed = locate_git_dir(root.absolute())[0].is_dir()
+    store = GitStore.open(root, config)
+    try:
+        head = store.head()
+        git_dir = store.git_dir
+    finally:
+        store.close()
+    if created:
+        print(f"Created {len(created)} item(s) in {root}: {', '.join(created)}", file=out)
+    else:
+        print(f"{root} already holds a workspace; nothing copied", file=out)
+    state = "found" if existed else "created"
+    print(f"Memory repository {state} at {git_dir} (HEAD {commands.short(head) or 'none'})",
+          file=out)
+    if not existed:
+        print(f"Next: nanomem -w {root} status", file=out)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with _memory(args) as mem:
+        status = mem.status()
+    if args.json:
+        _print_json(status, out)
+        return 0
+    print(f"workspace     {status['workspace']}", file=out)
+    print(f"cursor        {status['cursor']}", file=out)
+    print(f"dream cursor  {status['dream_cursor']}  ({status['pending']} pending)", file=out)
+    print(f"git dir       {status['git_dir'] or 'none (run nanomem init)'}", file=out)
+    print(f"HEAD          {status['head'] or 'none'}", file=out)
+    model = f" ({status['model']} at {status['base_url']})" if status["model"] else ""
+    print(f"provider      {status['provider']}{model}", file=out)
+    for rel, size in status["files"].items():
+        flag = "" if size["exists"] else "  (missing)"
+        over = "  OVER CAP" if size["chars"] > size["cap"] else ""
+        print(f"  {rel:<18}{size['chars']:>7,} / {size['cap']:,} chars{flag}{over}", file=out)
+    last = status["last_dream"]
+    if last:
+        print(f"last dream    {commands.short(last['sha'])} {last['time']} {last['subject']}",
+              file=out)
+    for line in commands.render_provider_notes(status["provider_notes"] or {}):
+        print(f"provider note {line}", file=out)
+    return 0
+
+
+def cmd_append(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with _memory(args) as mem:
+        cursor = mem.history.append(args.text, session_key=args.session_key)
+    print(cursor, file=out)
+    return 0
+
+
+def cmd_consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    path = Path(args.session).expanduser()
+    if not path.is_file():
+        raise CommandError(f"{path}: no such session file; give the path of a sessions/*.jsonl")
+    with _memory(args) as mem:
+        result = mem.consolidate(path, context_window=args.context_window)
+    data = result.to_json() if hasattr(result, "to_json") else _public_fields(result)
+    if args.json:
+        _print_json(data, out)
+    else:
+        print(f"consolidate: {data.get('status')}; " + ", ".join(
+            f"{k} {v}" for k, v in data.items() if k != "status" and v not in (None, [], ())
+        ), file=out)
+    return 1 if data.get("status") == "failed" else 0
+
+
+def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    overrides = {"provider": args.provider, "base_url": args.base_url, "model": args.model}
+    progress = _progress_printer(err) if _is_tty(err) else None
+    with _memory(args, overrides) as mem:
+        result = mem.dream(dry_run=args.dry_run, replay_sha=args.replay, progress=progress)
+    if args.json:
+        _print_json(result.to_json(), out)
+    else:
+        print(commands.render_dream(result), file=out)
+    return 1 if result.status == "failed" else 0
+
+
+def cmd_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with _memory(args) as mem:
+        info = mem.log(args.sha)
+    if args.json:
+        _print_json(info.to_json() if info is not None else None, out)
+    else:
+        print(commands.render_log(info) if info else commands.render_no_dream(), file=out)
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with _memory(args) as mem:
+        if args.sha is None:
+            versions = mem.versions()
+            if args.json:
+                _print_json([c.to_json() for c in versions], out)
+            else:
+                print(commands.render_versions(versions), file=out)
+            return 0
+        result = mem.restore(args.sha)
+    if args.json:
+        data = result.commit.to_json() if result.commit is not None else {
+            "sha": None, "subject": None, "time": None, "files": [], "diff": ""}
+        data.update(status=result.status, target=result.target,
+                    manual=result.manual.to_json() if result.manual else None)
+        data["files"] = list(result.files)
+        _print_json(data, out)
+    else:
+        print(commands.render_restore(result), file=out)
+    return 0
+
+
+def cmd_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    command = commands.parse_command(args.text)
+    if command is None:
+        raise CommandError(
+            f"{args.text!r} is not a nanomem command; use one of "
+            + ", ".join(f"`{usage}`" for usage in commands.COMMANDS.values())
+        )
+    with _memory(args) as mem:
+        reply = mem.handle_command(args.text)
+    print(reply, file=out)
+    return 0
+
+
+def cmd_watch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from nanomem.watch import run_watch
+
+    with _memory(args) as mem:
+        run_watch(mem, on_ready=lambda: print(
+            f"nanomem: watching {mem.workspace.root} (Ctrl-C to stop)", file=err, flush=True))
+    print("nanomem: watch stopped", file=err)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from nanomem.demo import run_demo
+
+    return run_demo(out, keep=args.keep)
+
+
+_HANDLERS: dict[str, _Handler] = {
+    "init": cmd_init,
+    "status": cmd_status,
+    "append": cmd_append,
+    "consolidate": cmd_consolidate,
+    "dream": cmd_dream,
+    "log": cmd_log,
+    "restore": cmd_restore,
+    "command": cmd_command,
+    "watch": cmd_watch,
+    "demo": cmd_demo,
+}
+
+
+def _is_tty(stream: TextIO) -> bool:
+    return not isinstance(stream, io.StringIO) and bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _progress_printer(err: TextIO) -> Callable[..., None]:
+    def progress(*event: Any, **fields: Any) -> None:
+        text = " ".join(str(part) for part in event)
+        if fields:
+            text += " " + " ".join(f"{k}={v}" for k, v in fields.items())
+        print(f"  dream: {text}", file=err, flush=True)
+
+    return progress
+
+
+def _public_fields(result: Any) -> dict[str, Any]:
+    import dataclasses
+
+    if dataclasses.is_dataclass(result):
+        return {k: v for k, v in dataclasses.asdict(result).items() if not k.startswith("_")}
+    return {"status": getattr(result, "status", None)}

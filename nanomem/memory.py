@@ -1,0 +1,474 @@
+"""``Memory(workspace)``: the one object an agent holds. It wires the parts together.
+
+Async at the core, with thin sync wrappers for scripts::
+
+    >>> from nanomem import Memory                                   # doctest: +SKIP
+    >>> mem = Memory("~/agent-ws")                                    # doctest: +SKIP
+    >>> mem.history.append("- [durable] User prefers metric units.")  # doctest: +SKIP
+    7
+    >>> system_prompt = "You are helpful.\\n\\n" + mem.context(1500)   # doctest: +SKIP
+    >>> mem.consolidate("cli")      # after each turn: sessions/cli.jsonl  # doctest: +SKIP
+    >>> mem.handle_command("/dream-log")                              # doctest: +SKIP
+    '**`4f1c2ab`** dream: USER.md ...'
+
+Sync wrappers (``consolidate``, ``dream``, ``handle_command``) use :func:`asyncio.run`. Called
+from inside a running event loop they run the coroutine on a worker thread with its own loop
+and block the caller until it finishes; async hosts should ``await`` the ``a*`` variants.
+
+A long Dream need not block a chat loop: :meth:`Memory.start_dream` runs it on a background
+thread and returns a :class:`DreamJob` at once; its ``on_done`` callback receives the reply
+text, and ``/memory`` shows the job while it runs and its result afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from nanomem import commands
+from nanomem.chat import ChatModel
+from nanomem.config import Config, load_config
+from nanomem.context import render_context
+from nanomem.errors import CommandError, ConfigError, DreamError, GitStoreError, WorkspaceError
+from nanomem.fsutil import FileLock, atomic_write
+from nanomem.history import History
+from nanomem.workspace import MEMORY_FILES, Workspace
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def _local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to completion from sync code, even inside a running event loop.
+
+    >>> async def two() -> int:
+    ...     return 2
+    >>> run_sync(two)
+    2
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make_coro())
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nanomem-sync") as pool:
+        return pool.submit(lambda: asyncio.run(make_coro())).result()
+
+
+class DreamJob:
+    """A Dream running on a background thread (see :meth:`Memory.start_dream`)."""
+
+    def __init__(self, run: Callable[[], Any], on_done: Callable[[str], None] | None) -> None:
+        self.started_at = _local_now()
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.reply: str | None = None
+        self._on_done = on_done
+        self._done = threading.Event()
+        self._thread = threading.Thread(
+            target=self._main, args=(run,), name="nanomem-dream", daemon=True
+        )
+
+    def _main(self, run: Callable[[], Any]) -> None:
+        try:
+            self.result = run()
+            self.reply = commands.render_dream(self.result)
+        except Exception as exc:  # the job reports instead of dying silently
+            log.exception("background Dream failed")
+            self.error = exc
+            self.reply = f"**Dream failed**: {exc}. Nothing was changed."
+        finally:
+            self._done.set()
+        if self._on_done is not None:
+            try:
+                self._on_done(self.reply)
+            except Exception:
+                log.exception("on_done callback of a background Dream failed")
+
+    def done(self) -> bool:
+        """Whether the Dream has finished (successfully or not)."""
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> Any:
+        """Block until done; return the ``DreamResult`` (re-raise the error of a failed job)."""
+        if not self._done.wait(timeout):
+            raise TimeoutError("the background Dream is still running")
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+    def describe(self) -> str:
+        """One line for ``/memory``."""
+        since = self.started_at.strftime("%H:%M:%S")
+        if not self.done():
+            return f"running since {since}"
+        return f"started {since}, finished: {self.reply.splitlines()[0] if self.reply else ''}"
+
+
+class Memory:
+    """File-based long-term memory of one workspace.
+
+    ``config`` defaults to :func:`nanomem.config.load_config` of the workspace; ``engine``
+    (a :class:`~nanomem.chat.ChatModel`) defaults to :func:`nanomem.provider.make_engine`,
+    created on first use; ``clock`` returns the current time (injected in tests).
+    """
+
+    def __init__(
+        self,
+        workspace: str | Path | Workspace,
+        *,
+        config: Config | None = None,
+        engine: ChatModel | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
+        if not self.workspace.root.is_dir():
+            raise WorkspaceError(
+                f"{self.workspace.root}: no such workspace directory; "
+                f"run `nanomem init {self.workspace.root}` first"
+            )
+        self.config = config if config is not None else load_config(self.workspace.root)
+        self.clock = clock or _local_now
+        self._engine = engine
+        self._store: Any = None
+        self._job: DreamJob | None = None
+        self._job_lock = threading.Lock()
+        self.last_dream: Any = None
+        self.history = History(
+            self.workspace,
+            self.config,
+            clock=self.clock,
+            dream_cursor_fallback=self._dream_cursor_from_git,
+        )
+
+    @property
+    def engine(self) -> ChatModel:
+        """The model engine (offline unless an endpoint is configured)."""
+        if self._engine is None:
+            from nanomem.provider import make_engine
+
+            self._engine = make_engine(self.config, self.workspace, clock=self.clock)
+        return self._engine
+
+    @property
+    def store(self) -> Any:
+        """The memory repository (:class:`~nanomem.gitstore.GitStore`), created if missing."""
+        if self._store is None:
+            from nanomem.gitstore import GitStore
+
+            self._store = GitStore.open(self.workspace, self.config, clock=self.clock)
+        return self._store
+
+    def has_repository(self) -> bool:
+        """Whether the memory repository exists (without creating it)."""
+        from nanomem.gitstore import locate_git_dir
+
+        return self._store is not None or locate_git_dir(self.workspace.root)[0].is_dir()
+
+    def _dream_cursor_from_git(self) -> int | None:
+        if not self.has_repository():
+            return None
+        return self.store.last_dream_cursor()
+
+    def close(self) -> None:
+        """Release the repository handle."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    async def aconsolidate(
+        self,
+        session: str | Path | Any,
+        *,
+        system_prompt: str = "",
+        memory_context: str | None = None,
+        tools: tuple[dict[str, Any], ...] | list[dict[str, Any]] = (),
+        context_window: int | None = None,
+    ) -> Any:
+        """Archive the oldest turns of ``session`` if its prompt nears the token budget.
+
+        ``session`` is a path to a session ``.jsonl`` file, a session key (``"cli"`` means
+        ``sessions/cli.jsonl``) or a loaded ``Session``. ``memory_context`` is the memory block
+        your prompt carries (default: :meth:`context` at the full budget). Cheap when under
+        budget; returns the ``ConsolidationResult``.
+        """
+        from nanomem.consolidator import consolidate
+
+        config = self.config
+        if context_window is not None:
+            config = dataclasses.replace(config, context_window=context_window)
+            if config.budget <= 0:
+                raise ConfigError(
+                    f"context window {context_window} leaves no prompt budget after "
+                    f"max_completion_tokens {config.max_completion_tokens} and safety_buffer "
+                    f"{config.safety_buffer}; give a larger --context-window"
+                )
+        if memory_context is None:
+            memory_context = self.context(config.budget)
+        return await consolidate(
+            self._session_arg(session),
+            history=self.history,
+            engine=self.engine,
+            config=config,
+            system_prompt=system_prompt,
+            memory_context=memory_context,
+            tools=tuple(tools),
+            clock=self.clock,
+        )
+
+    def consolidate(self, session: str | Path | Any, **kwargs: Any) -> Any:
+        """Sync wrapper of :meth:`aconsolidate`."""
+        return run_sync(lambda: self.aconsolidate(session, **kwargs))
+
+    def _session_arg(self, session: str | Path | Any) -> Any:
+        if isinstance(session, Path):
+            return session
+        if isinstance(session, str):
+            if "/" in session or "\\" in session or session.endswith(".jsonl"):
+                return Path(session)
+            return self.workspace.sessions_dir / f"{session}.jsonl"
+        return session
+
+    async def adream(
+        self,
+        dry_run: bool = False,
+        replay_sha: str | None = None,
+        progress: Callable[..., None] | None = None,
+    ) -> Any:
+        """Run Dream once; returns the ``DreamResult`` (status ``committed``, ``no_changes``,
+        ``nothing_to_do``, ``dry_run``, ``failed`` or ``already_running``).
+
+        >>> Memory("ws").dream().status  # doctest: +SKIP
+        'committed'
+        """
+        from nanomem.dream import run_dream
+
+        result = await run_dream(
+            self.workspace,
+            config=self.config,
+            history=self.history,
+            store=self.store,
+            engine=self.engine,
+            dry_run=dry_run,
+            replay_sha=replay_sha,
+            clock=self.clock,
+            progress=progress,
+        )
+        self.last_dream = result
+        return result
+
+    def dream(self, dry_run: bool = False, replay_sha: str | None = None,
+              progress: Callable[..., None] | None = None) -> Any:
+        """Sync wrapper of :meth:`adream`."""
+        return run_sync(lambda: self.adream(dry_run, replay_sha, progress))
+
+    def start_dream(
+        self, *, dry_run: bool = False, on_done: Callable[[str], None] | None = None
+    ) -> DreamJob:
+        """Start Dream on a background thread and return at once.
+
+        ``on_done(reply)`` is called on that thread with the markdown reply when it ends. If a
+        background Dream of this ``Memory`` is still running, that job is returned instead.
+
+        >>> job = Memory("ws").start_dream(on_done=print)  # doctest: +SKIP
+        >>> job.wait().status                               # doctest: +SKIP
+        'committed'
+        """
+        with self._job_lock:
+            if self._job is not None and not self._job.done():
+                return self._job
+            job = DreamJob(lambda: self.dream(dry_run=dry_run), on_done)
+            self._job = job
+        job._thread.start()
+        return job
+
+    @property
+    def dream_job(self) -> DreamJob | None:
+        """The latest background Dream job, if any."""
+        return self._job
+
+    def log(self, sha: str | None = None) -> Any:
+        """The commit ``sha`` (any unique prefix of 4+ hex digits), or the latest ``dream:``
+        commit when ``sha`` is None (None before the first Dream). Raises ``ShaError``.
+        """
+        if sha is None:
+            return self.store.latest("dream")
+        return self.store.show(sha)
+
+    def versions(self, limit: int = 10) -> list[Any]:
+        """The newest ``limit`` commits of the memory repository, newest first."""
+        return self.store.log(limit)
+
+    def restore(self, sha: str | None = None) -> Any:
+        """Restore the memory files to their state just before commit ``sha`` and record a
+        ``restore:`` commit; ``sha=None`` undoes the latest Dream. Hand edits are committed
+        first. The dream cursor is not rewound (re-process with ``dream(replay_sha=...)``).
+
+        Raises ``DreamError`` while a Dream runs, ``ShaError`` for an unknown sha.
+        """
+        lock = FileLock(self.workspace.dream_lock)
+        if not lock.acquire(blocking=False):
+            raise DreamError(
+                "a Dream is running in this workspace; restore when it has finished "
+                "(`/memory` shows its result)"
+            )
+        try:
+            if sha is None:
+                latest = self.store.latest("dream")
+                if latest is None:
+                    raise CommandError(
+                        "there is no Dream commit to undo; list versions with `nanomem restore`"
+                    )
+                sha = latest.sha
+            return self.store.restore(sha)
+        finally:
+            lock.release()
+
+    def read_files(self) -> dict[str, str]:
+        """Text of each existing memory file, keyed by relative path, in prompt order."""
+        files = {}
+        for rel, path in self.workspace.memory_paths().items():
+            if path.is_file():
+                files[rel] = path.read_bytes().decode("utf-8", errors="replace")
+        return files
+
+    def context(self, budget_tokens: int) -> str:
+        """The memory block for a system prompt, at most ``budget_tokens`` tokens.
+
+        Each file sits under a header like ``## USER.md 640/6,000 chars``; lines left out are
+        announced; pinned lines go last.
+
+        >>> print(Memory("ws").context(800))  # doctest: +SKIP
+        ## SOUL.md 212/4,000 chars
+        ...
+        """
+        caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
+        return render_context(self.read_files(), caps, budget_tokens)
+
+    def dream_prompt(self) -> tuple[str, str]:
+        """The active Dream instructions and where they come from
+        (``prompts/dream.md`` when present and non-empty, else ``built-in``)."""
+        custom = self.workspace.dream_prompt
+        if custom.is_file():
+            text = custom.read_text(encoding="utf-8", errors="replace")
+            if text.strip():
+                return text, "prompts/dream.md"
+        from nanomem.dream import builtin_instructions
+
+        return builtin_instructions(), "built-in"
+
+    def init_dream_prompt(self) -> tuple[str, bool]:
+        """Copy the built-in instructions to ``prompts/dream.md`` unless a non-empty one exists.
+
+        Returns ``("prompts/dream.md", created)``; never overwrites a person's file.
+        """
+        custom = self.workspace.dream_prompt
+        if custom.is_file() and custom.read_text(encoding="utf-8", errors="replace").strip():
+            return "prompts/dream.md", False
+        from nanomem.dream import builtin_instructions
+
+        atomic_write(custom, builtin_instructions())
+        return "prompts/dream.md", True
+
+    def status(self) -> dict[str, Any]:
+        """Cursors, pending entries, repository, provider and file sizes; never creates files.
+
+        The stable keys are ``cursor``, ``dream_cursor``, ``pending``, ``git_dir``, ``head``
+        and ``provider`` (DESIGN §8). The API key is never included.
+        """
+        from nanomem.provider import read_provider_notes
+
+        files = {}
+        for rel, path in self.workspace.memory_paths().items():
+            chars = len(path.read_bytes().decode("utf-8", "replace")) if path.is_file() else 0
+            files[rel] = {"chars": chars, "cap": self.config.cap_for(rel), "exists": path.is_file()}
+        git_dir = head = last = None
+        if self.has_repository():
+            try:
+                store = self.store
+                git_dir, head = str(store.git_dir), store.head()
+                latest = store.latest("dream")
+                if latest is not None:
+                    last = {
+                        "sha": latest.sha,
+                        "time": latest.time,
+                        "subject": latest.subject,
+                        "dream_cursor": latest.trailers.get("Dream-Cursor"),
+                    }
+            except GitStoreError as exc:
+                log.warning("status: memory repository unreadable: %s", exc)
+        job = self._job
+        return {
+            "workspace": str(self.workspace.root),
+            "cursor": self.history.last_cursor(),
+            "dream_cursor": self.history.read_dream_cursor(),
+            "pending": self.history.pending_count(),
+            "git_dir": git_dir,
+            "head": head,
+            "provider": self.config.provider,
+            "model": self.config.model,
+            "base_url": self.config.base_url,
+            "files": files,
+            "last_dream": last,
+            "background_dream": job.describe() if job is not None else None,
+            "provider_notes": read_provider_notes(self.workspace),
+        }
+
+    async def ahandle_command(self, text: str) -> str | None:
+        """Route a slash command; ``None`` when ``text`` is not one of nanomem's.
+
+        ``/dream`` is awaited to the end here; run it as a task to keep chatting meanwhile.
+        """
+        try:
+            command = commands.parse_command(text)
+        except CommandError as exc:
+            return commands.render_command_error(exc)
+        if command is None:
+            return None
+        return await commands.run_command(self, command)
+
+    def handle_command(
+        self,
+        text: str,
+        *,
+        background: bool = False,
+        on_done: Callable[[str], None] | None = None,
+    ) -> str | None:
+        """Sync :meth:`ahandle_command`. With ``background=True`` a ``/dream`` starts on a
+        background thread and returns at once; ``on_done(reply)`` gets the result.
+
+        >>> Memory("ws").handle_command("/memory").startswith("**Memory status**")  # doctest: +SKIP
+        True
+        >>> Memory("ws").handle_command("hello") is None                            # doctest: +SKIP
+        True
+        """
+        if background:
+            try:
+                command = commands.parse_command(text)
+            except CommandError as exc:
+                return commands.render_command_error(exc)
+            if command is not None and command.name == "dream" and not command.dry_run:
+                job = self.start_dream(on_done=on_done)
+                return (
+                    f"**Dream started** in the background at {job.started_at:%H:%M:%S}; "
+                    "I'll report when it is done (or type `/memory`)."
+                )
+        return run_sync(lambda: self.ahandle_command(text))
+

@@ -1,0 +1,201 @@
+"""The Memory facade: wiring of history, repository, engine, Dream and restore."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from nanomem.config import Config, load_config
+from nanomem.errors import DreamError, WorkspaceError
+from nanomem.fsutil import FileLock
+from nanomem.memory import Memory
+from nanomem.sessions import append_messages
+
+
+def _clock() -> datetime:
+    return datetime(2026, 11, 30, 16, 40)
+
+
+@pytest.fixture
+def memory(workspace: Path) -> Memory:
+    mem = Memory(workspace, clock=_clock)
+    yield mem
+    mem.close()
+
+
+def test_memory_history_append_returns_cursors_that_read_since_gives_back(memory: Memory) -> None:
+    first = memory.history.append("User prefers metric units.")
+    second = memory.history.append("用户对花生过敏。", session_key="cli")
+
+    entries = memory.history.read_since(0)
+
+    assert (first, second) == (1, 2)
+    assert [(e.cursor, e.content) for e in entries] == [
+        (1, "User prefers metric units."), (2, "用户对花生过敏。")
+    ]
+    assert entries[0].timestamp == "2026-11-30 16:40"
+
+
+def test_memory_raises_workspace_error_when_directory_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(WorkspaceError, match="nanomem init"):
+        Memory(tmp_path / "nope")
+
+
+def test_memory_status_reports_stable_fields_without_creating_a_repository(memory: Memory) -> None:
+    memory.history.append("- [durable] I prefer tea.")
+
+    status = memory.status()
+
+    assert {k: status[k] for k in ("cursor", "dream_cursor", "pending", "git_dir", "head")} == {
+        "cursor": 1, "dream_cursor": 0, "pending": 1, "git_dir": None, "head": None
+    }
+    assert status["provider"] == "offline"
+    assert status["files"]["USER.md"]["cap"] == 6000
+    assert not (memory.workspace.root / ".git").exists()
+
+
+def test_memory_status_never_contains_the_api_key(workspace: Path) -> None:
+    config = load_config(workspace, environ={
+        "NANOMEM_PROVIDER": "openai", "NANOMEM_BASE_URL": "http://127.0.0.1:9/v1",
+        "NANOMEM_MODEL": "m", "NANOMEM_API_KEY": "sk-test-SECRET-123456789",
+    })
+
+    with Memory(workspace, config=config) as mem:
+        text = json.dumps(mem.status())
+
+    assert "SECRET" not in text and '"provider": "openai"' in text
+
+
+def test_memory_context_renders_the_memory_files(memory: Memory) -> None:
+    memory.workspace.user.write_text("# User\n- Allergic to peanuts. <!-- pin -->\n", "utf-8")
+
+    text = memory.context(2000)
+
+    assert "## USER.md 43/6,000 chars" in text
+    assert "- Allergic to peanuts. <!-- pin -->" in text
+    assert text.index("SOUL.md") < text.index("USER.md") < text.index("memory/MEMORY.md")
+
+
+def test_memory_dream_commits_and_advances_the_cursor(memory: Memory) -> None:
+    memory.history.append("- [permanent] I am allergic to peanuts.", kind="summary")
+
+    result = memory.dream()
+
+    assert result.status == "committed"
+    assert memory.store.latest("dream").sha == result.commit
+    assert memory.history.read_dream_cursor() == 1
+    assert "peanuts" in memory.workspace.user.read_text("utf-8")
+
+
+def test_memory_sync_wrapper_works_inside_a_running_event_loop(memory: Memory) -> None:
+    memory.history.append("- [durable] I prefer green tea.", kind="summary")
+
+    async def host() -> str:
+        return memory.dream().status  # a sync call from async code must not crash
+
+    assert asyncio.run(host()) == "committed"
+
+
+def test_memory_async_handle_command_awaits_the_dream(memory: Memory) -> None:
+    memory.history.append("- [durable] I prefer green tea.", kind="summary")
+
+    reply = asyncio.run(memory.ahandle_command("/dream"))
+
+    assert "**Dream committed" in reply
+    assert memory.history.read_dream_cursor() == 1
+
+
+def test_memory_restore_refuses_while_a_dream_holds_the_lock(memory: Memory) -> None:
+    memory.history.append("- [durable] I prefer green tea.", kind="summary")
+    sha = memory.dream().commit
+    lock = FileLock(memory.workspace.dream_lock)
+    assert lock.acquire(blocking=False)
+    try:
+        with pytest.raises(DreamError, match="Dream is running"):
+            memory.restore(sha)
+        reply = memory.handle_command(f"/dream-restore {sha[:7]}")
+    finally:
+        lock.release()
+
+    assert "Dream is running" in reply
+    assert "green tea" in memory.workspace.user.read_text("utf-8")
+
+
+def test_memory_restore_without_sha_undoes_the_latest_dream(memory: Memory) -> None:
+    memory.store
+    before = memory.workspace.user.read_bytes()
+    memory.history.append("- [permanent] My name is Ana.", kind="summary")
+    memory.dream()
+
+    result = memory.restore()
+
+    assert result.status == "restored" and result.files == ("USER.md",)
+    assert memory.workspace.user.read_bytes() == before
+    assert memory.store.head() == result.commit.sha
+    assert memory.history.read_dream_cursor() == 1
+
+
+def test_memory_recovers_a_garbage_dream_cursor_from_the_git_trailer(workspace: Path) -> None:
+    with Memory(workspace, clock=_clock) as mem:
+        mem.history.append("- [durable] I prefer green tea.", kind="summary")
+        mem.history.append("- [durable] I like jazz.", kind="summary")
+        mem.dream()
+    (workspace / "memory" / ".dream_cursor").write_text("garbage", "utf-8")
+
+    with Memory(workspace, clock=_clock) as fresh:
+        assert fresh.history.read_dream_cursor() == 2
+        assert fresh.history.pending_count() == 0
+
+
+def test_memory_start_dream_returns_at_once_and_reports_through_on_done(memory: Memory) -> None:
+    memory.history.append("- [durable] I prefer green tea.", kind="summary")
+    replies: list[str] = []
+    finished = threading.Event()
+
+    def on_done(reply: str) -> None:
+        replies.append(reply)
+        finished.set()
+
+    job = memory.start_dream(on_done=on_done)
+    result = job.wait(timeout=60)
+
+    assert finished.wait(timeout=60)
+    assert result.status == "committed"
+    assert replies and "**Dream committed" in replies[0]
+    assert "finished" in memory.status()["background_dream"]
+
+
+def test_memory_handle_command_in_background_replies_before_the_dream_ends(memory: Memory) -> None:
+    memory.history.append("- [durable] I prefer green tea.", kind="summary")
+    done = threading.Event()
+    lock = FileLock(memory.workspace.dream_lock)
+    lock.acquire()  # hold Dream off: the reply must come back anyway
+    try:
+        reply = memory.handle_command("/dream", background=True, on_done=lambda _: done.set())
+        assert "**Dream started** in the background" in reply
+    finally:
+        lock.release()
+    memory.dream_job.wait(timeout=60)
+    assert done.wait(timeout=60)
+
+
+def test_memory_consolidate_archives_a_session_over_budget(workspace: Path) -> None:
+    config = Config(context_window=3000, max_completion_tokens=500, safety_buffer=100)
+    memory = Memory(workspace, config=config, clock=_clock)
+    path = memory.workspace.sessions_dir / "cli.jsonl"
+    turns = []
+    for i in range(12):
+        turns.append({"role": "user", "content": f"I prefer window seats on flight {i}. " * 20})
+        turns.append({"role": "assistant", "content": "Noted. " * 40})
+    append_messages(path, turns, key="cli", clock=_clock)
+
+    result = memory.consolidate("cli", memory_context="")
+
+    assert result.status == "archived"
+    assert memory.history.last_cursor() >= 1
+    assert "window seats" in memory.history.read_since(0)[0].content

@@ -1,0 +1,26 @@
+"""The curated public API: a sorted ``__all__`` whose every name imports."""
+
+from __future__ import annotations
+
+import nanomem
+
+
+def test_public_api_all_is_sorted_and_unique() -> None:
+    assert nanomem.__all__ == sorted(set(nanomem.__all__))
+
+
+def test_public_api_every_name_imports_from_the_package() -> None:
+    namespace: dict[str, object] = {}
+    exec("from nanomem import *", namespace)  # noqa: S102 - what `import *` users get
+
+    missing = [name for name in nanomem.__all__ if name not in namespace]
+
+    assert missing == []
+
+
+def test_public_api_offers_memory_and_its_result_types() -> None:
+    from nanomem import CommitInfo, DreamResult, Memory, RestoreResult  # noqa: F401
+
+    assert {"Memory", "DreamResult", "CommitInfo", "RestoreResult", "HistoryEntry",
+            "ConsolidationResult"} <= set(nanomem.__all__)
+    assert nanomem.__version__.count(".") == 2

@@ -1,0 +1,241 @@
+"""The memory quality benchmark (benchmarks/quality): scores come from files, and they move."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks.quality import run as bench_run  # noqa: E402
+from benchmarks.quality.baseline import Bm25Index, raw_messages, score_retrieval  # noqa: E402
+from benchmarks.quality.planted import PLANTED_MODELS, PINNED, run_safety  # noqa: E402
+from benchmarks.quality.scenarios import (  # noqa: E402
+    KINDS,
+    ScenarioError,
+    contains_key,
+    load_conversations,
+    parse_conversation,
+)
+from benchmarks.quality.scoring import Snapshot, read_snapshot, score_snapshot  # noqa: E402
+from nanomem.chat import ChatRequest, ChatResponse, ToolCall  # noqa: E402
+from nanomem.offline import OfflineEngine  # noqa: E402
+
+SMALL = {
+    "id": "small",
+    "language": "en",
+    "sessions": [
+        {
+            "start": "2026-03-02 19:00",
+            "exchanges": [
+                {"user": "Hello there, how are you today?", "assistant": "Fine, thanks."},
+                {"user": "I am allergic to penicillin, remember that for every health form.",
+                 "assistant": "Noted."},
+                {"user": "Our budget limit is 4,300 EUR for the whole project.", "assistant": "Okay."},
+                {"user": "Today I'm working from the Porto office.", "assistant": "Enjoy."},
+                {"user": "The vending machine ate my coins again, so annoying.", "assistant": "Oh no."},
+                {"user": "Can you tell me a joke about cats?", "assistant": "Cats do not joke."},
+                {"user": "Fair enough, see you later then.", "assistant": "Bye."},
+            ],
+        },
+        {
+            "start": "2026-03-12 19:00",
+            "exchanges": [
+                {"user": "Correction: the budget limit is now 5,750 EUR after the last call.",
+                 "assistant": "Updated."},
+                {"user": "What is a good way to lazy-load images on a page?",
+                 "assistant": "Use loading=lazy."},
+                {"user": "How do I center a div with flexbox these days?",
+                 "assistant": "Use justify-content and align-items."},
+                {"user": "Thanks, that is all for today.", "assistant": "Bye."},
+                {"user": "One more question: is dark mode easier on the eyes?",
+                 "assistant": "For many people, yes."},
+            ],
+        },
+    ],
+    "items": [
+        {"id": "allergy", "kind": "fact", "key": "penicillin", "query": "What is the user allergic to?"},
+        {"id": "budget", "kind": "correction", "key": "5,750", "old": "4,300",
+         "query": "What is the budget limit?"},
+        {"id": "office", "kind": "ephemeral", "key": "Porto", "query": "Where is the user working?"},
+        {"id": "vending", "kind": "noise", "key": "vending machine", "query": "vending machine?"},
+    ],
+}
+TINY_WINDOW = {"context_window": 450}
+
+
+class ArchivesNothing:
+    """A broken consolidation engine: it always says there is nothing worth keeping."""
+
+    name = "archives-nothing"
+
+    def __init__(self) -> None:
+        self.offline = OfflineEngine()
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        if type(request.task).__name__ == "ConsolidateTask":
+            call = ToolCall("c1", "archive_history", json.dumps({"facts": [], "nothing": True}))
+            return ChatResponse(None, (call,), "tool_calls")
+        return await self.offline.complete(request)
+
+
+class DreamsNothing(ArchivesNothing):
+    """A broken Dream engine: it archives like the offline engine but never edits a file."""
+
+    name = "dreams-nothing"
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        if type(request.task).__name__ == "DreamTask":
+            arguments = json.dumps({"status": "no_changes_needed", "note": "nothing to do"})
+            return ChatResponse(None, (ToolCall("f1", "finish", arguments),), "tool_calls")
+        return await self.offline.complete(request)
+
+
+def _score(tmp_path: Path, engine_cls: type | None = None):
+    conversation = parse_conversation(SMALL)
+    factory = (lambda ws, config, clock: engine_cls()) if engine_cls else None
+    return asyncio.run(bench_run.score_conversation(
+        conversation, tmp_path / "ws", overrides=TINY_WINDOW, engine_factory=factory,
+    ))
+
+
+def test_score_conversation_computes_scores_from_the_memory_files(tmp_path: Path) -> None:
+    report = _score(tmp_path)
+    user_md = (tmp_path / "ws" / "USER.md").read_text(encoding="utf-8")
+    assert report.replay.archived_messages > 0
+    assert "penicillin" in user_md + (tmp_path / "ws" / "memory" / "MEMORY.md").read_text("utf-8")
+    assert report.scores.retention.hits == 1
+    assert report.scores.invented == ()
+    # Remove the fact from the file by hand: the score read from disk follows the file.
+    for rel in ("USER.md", "SOUL.md", "memory/MEMORY.md"):
+        path = tmp_path / "ws" / rel
+        kept = [line for line in path.read_text("utf-8").splitlines() if "penicillin" not in line]
+        path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    snapshot = read_snapshot(tmp_path / "ws", seed_text=report.replay.seed_text)
+    rescored = score_snapshot(report.conversation, snapshot, caps={}, ttl_days=7)
+    assert rescored.retention.hits == 0
+
+
+def test_score_conversation_retention_drops_when_consolidator_archives_nothing(tmp_path: Path) -> None:
+    good = _score(tmp_path / "good")
+    broken = _score(tmp_path / "broken", ArchivesNothing)
+    assert broken.replay.archived_messages > 0  # the turns were archived, with no facts
+    assert broken.scores.retention.hits < good.scores.retention.hits
+    assert broken.scores.correction.hits <= good.scores.correction.hits
+
+
+def test_score_conversation_retention_drops_when_dream_writes_nothing(tmp_path: Path) -> None:
+    good = _score(tmp_path / "good")
+    broken = _score(tmp_path / "broken", DreamsNothing)
+    assert set(broken.replay.dream_statuses) <= {"no_changes", "nothing_to_do"}
+    assert broken.scores.retention.rate == 0.0
+    assert good.scores.retention.rate == 1.0
+    # The raw turns are still in history: the fact lives there, but memory files do not hold it.
+    assert any(item.in_history and not item.in_memory for item in broken.scores.items)
+
+
+def test_score_snapshot_flags_number_planted_into_memory_file(tmp_path: Path) -> None:
+    report = _score(tmp_path)
+    user = tmp_path / "ws" / "USER.md"
+    user.write_text(user.read_text("utf-8") + "- Locker code 5519, badge ZQ-204\n", encoding="utf-8")
+    snapshot = read_snapshot(tmp_path / "ws", seed_text=report.replay.seed_text)
+    rescored = score_snapshot(report.conversation, snapshot, caps={}, ttl_days=7)
+    assert rescored.invented == ("5519", "zq-204")
+
+
+def test_score_snapshot_counts_correction_wrong_when_old_value_remains() -> None:
+    conversation = parse_conversation(SMALL)
+    both = Snapshot(files={"memory/MEMORY.md": "- Budget 4,300 EUR\n- Budget 5,750 EUR\n"})
+    new_only = Snapshot(files={"memory/MEMORY.md": "- Budget 5,750 EUR\n"})
+    caps = {"memory/MEMORY.md": 100}
+    assert score_snapshot(conversation, both, caps=caps, ttl_days=7).correction.hits == 0
+    assert score_snapshot(conversation, new_only, caps=caps, ttl_days=7).correction.hits == 1
+    assert score_snapshot(conversation, both, caps=caps, ttl_days=7).stale.hits == 1
+
+
+def test_score_snapshot_expiry_and_junk_follow_the_files() -> None:
+    conversation = parse_conversation(SMALL)
+    kept = Snapshot(files={"USER.md": "- Working from Porto\n- The vending machine ate coins\n"})
+    scores = score_snapshot(conversation, kept, caps={"USER.md": 10}, ttl_days=7)
+    assert (scores.expiry.hits, scores.expiry.total) == (0, 1)  # Porto is 10 days old, TTL 7
+    assert (scores.junk.hits, scores.junk.total) == (1, 1)
+    assert scores.within_caps is False
+    fresh = score_snapshot(conversation, kept, caps={"USER.md": 10}, ttl_days=30)
+    assert fresh.expiry.total == 0
+
+
+def test_bm25_index_returns_expected_message_for_query() -> None:
+    conversation = parse_conversation(SMALL)
+    index = Bm25Index(raw_messages(conversation))
+    top = [index.documents[i] for i in index.search("What is the user allergic to?", k=1)]
+    assert top == ["I am allergic to penicillin, remember that for every health form."]
+
+
+def test_score_retrieval_baseline_also_retrieves_the_old_value_of_a_correction() -> None:
+    conversation = parse_conversation(SMALL)
+    scores = score_retrieval(conversation, raw_messages(conversation), k=5, ttl_days=7)
+    budget = next(item for item in scores.items if item.id == "budget")
+    assert budget.key_hit and budget.old_hit
+    assert scores.correction.hits == 0 and scores.stale.hits == 1
+    assert scores.noise_retrieved.hits == 1  # the raw log keeps every message
+
+
+def test_contains_key_matches_word_starts_and_whole_numbers() -> None:
+    assert contains_key("Budget is 5750 EUR", "5,750")
+    assert not contains_key("Budget is 15,750 EUR", "5,750")
+    assert not contains_key("a privy matter", "Ivy")
+    assert contains_key("预算上限提高到9.5万元", "9.5万")
+    assert not contains_key("预算1.8万元", "8万")
+
+
+def test_parse_conversation_rejects_correction_whose_old_value_comes_later() -> None:
+    data = json.loads(json.dumps(SMALL))
+    data["items"][1]["old"], data["items"][1]["key"] = "5,750", "4,300"
+    with pytest.raises(ScenarioError, match="budget"):
+        parse_conversation(data)
+
+
+def test_shipped_conversations_meet_the_benchmark_requirements() -> None:
+    conversations = load_conversations()
+    languages = [c.language for c in conversations]
+    assert languages.count("en") >= 3 and "zh" in languages
+    for conversation in conversations:
+        assert conversation.turn_count >= 60, conversation.id
+        assert len(conversation.sessions) >= 3, conversation.id
+        assert {item.kind for item in conversation.items} == set(KINDS), conversation.id
+
+
+def test_run_safety_gates_hold_every_planted_model(tmp_path: Path) -> None:
+    outcomes = {o.model: o for o in asyncio.run(run_safety(tmp_path))}
+    assert set(outcomes) == {m.name for m in PLANTED_MODELS}
+    for name in ("careless", "inventor", "pin-rewriter"):
+        outcome = outcomes[name]
+        assert outcome.safe, outcome
+        assert outcome.refused_audit == outcome.refused_reported == 2, outcome
+    honest = outcomes["honest"]
+    assert honest.accepted == 1 and honest.learned and honest.refused_audit == 0
+    user_md = (tmp_path / "planted-pin-rewriter" / "USER.md").read_text("utf-8")
+    assert PINNED in user_md.splitlines()
+
+
+def test_main_prints_table_and_writes_results_json(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "results.json"
+    code = bench_run.main(
+        ["--conversation", "en-freelance", "--no-safety", "--out", str(out), "--keep", str(tmp_path / "w")]
+    )
+    printed = capsys.readouterr().out
+    data = json.loads(out.read_text("utf-8"))
+    assert code == 0
+    assert "BM25 top-5 raw" in printed and "nanomem files" in printed
+    retention = data["conversations"][0]["nanomem"]["retention"]
+    assert f"{retention['hits']}/{retention['total']}" in printed
+    conversation = load_conversations(ids=["en-freelance"])[0]
+    snapshot = read_snapshot(tmp_path / "w" / "en-freelance")
+    rescored = score_snapshot(conversation, snapshot, caps={}, ttl_days=7)
+    assert rescored.retention.hits == retention["hits"]
