@@ -1,4 +1,4 @@
-"""Benchmark of the memory repository (DESIGN §9): prints measured figures, asserts nothing.
+"""Benchmark of the memory repository (DESIGN §9): prints measured figures.
 
     python benchmarks/gitstore.py            # full run (under ~2 minutes)
     python benchmarks/gitstore.py --quick    # smaller workspaces and histories
@@ -91,7 +91,7 @@ def build_deep(root: Path, depth: int) -> tuple[GitStore, list[str]]:
     return GitStore.open(root), shas
 
 
-def bench_depth(base: Path, depth: int, samples: int) -> tuple[float, float, float, float]:
+def bench_depth(base: Path, depth: int, samples: int) -> tuple[float, float, float, float, float]:
     store, shas = build_deep(base / f"deep-{depth}", depth)
     oldest = shas[0]
     t0 = time.perf_counter()
@@ -102,6 +102,9 @@ def bench_depth(base: Path, depth: int, samples: int) -> tuple[float, float, flo
         t0 = time.perf_counter()
         store.show(oldest[:7])
         show_times.append(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    store.log(20)
+    log_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     first = store.restore(shas[-1][:8])  # first restore also builds the reachability cache
     cold_s = time.perf_counter() - t0
@@ -114,7 +117,7 @@ def bench_depth(base: Path, depth: int, samples: int) -> tuple[float, float, flo
         restore_times.append(time.perf_counter() - t0)
         assert result.status == "restored", result
     store.close()
-    return resolve_s, statistics.median(show_times), cold_s, statistics.median(restore_times)
+    return resolve_s, statistics.median(show_times), log_s, cold_s, statistics.median(restore_times)
 
 
 def main() -> None:
@@ -135,9 +138,10 @@ def main() -> None:
         print("show / restore by short sha of the oldest commits (median)")
         for depth in depths:
             samples = 5 if not args.quick else 3
-            resolve_s, show_s, cold_s, restore_s = bench_depth(base, depth, samples)
+            resolve_s, show_s, log_s, cold_s, restore_s = bench_depth(base, depth, samples)
             print(
                 f"  {depth:>6} commits deep: resolve {_ms(resolve_s)}  show {_ms(show_s)}  "
+                f"log(20) {_ms(log_s)}  "
                 f"restore {_ms(restore_s)}  (first restore, building the ancestry cache: "
                 f"{_ms(cold_s).strip()})"
             )

@@ -203,7 +203,7 @@ def render_no_dream() -> str:
 def render_log(info: Any) -> str:
     """Reply for one commit (:class:`~nanomem.gitstore.CommitInfo`)."""
     sha = short(info.sha)
-    body = (info.body or "").strip()
+    body = (info.body or "").split("\nDiff:\n", 1)[0].strip()  # the diff is shown below
     lines = [f"**`{sha}`** {info.subject}", f"{_time(info.time)} · {_files(info.files)}"]
     if body:
         lines.append("")

@@ -243,8 +243,9 @@ def render_raw_entries(text: str, limit: int = RAW_PART_CHARS) -> list[str]:
 
     The bodies after each header line concatenate to ``text`` exactly.
 
-    >>> [len(p) for p in render_raw_entries("x" * 40, limit=30)]
-    [30, 30]
+    >>> parts = render_raw_entries("x" * 50, limit=40)
+    >>> [len(p) for p in parts], "".join(p.split("\\n", 1)[1] for p in parts) == "x" * 50
+    ([40, 40, 21], True)
     """
     n = 1
     while True:
@@ -288,15 +289,13 @@ def build_request(chunk: Sequence[dict[str, Any]], *, session_key: str, config: 
     )
 
 
-
-
 # The under-budget check must cost almost nothing (DESIGN §9): each message is estimated once
 # and remembered by identity (the dict object itself is kept, so its id cannot be reused), and
 # the fixed parts of the prompt are remembered by value. Messages are treated as immutable.
 _MESSAGE_CACHE: dict[int, tuple[dict[str, Any], int, int]] = {}
 _TEXT_CACHE: dict[str, int] = {}
 _TOOLS_CACHE: dict[int, tuple[Any, int]] = {}
-_CACHE_LIMIT = 200_000
+_CACHE_LIMIT = 20_000  # entries keep their message alive: bound the memory
 
 
 def message_tokens(messages: Sequence[dict[str, Any]]) -> list[int]:
@@ -340,13 +339,8 @@ def fixed_tokens(system_prompt: str, memory_context: str, tools: Sequence[dict[s
 
 
 def check_budget(
-    session: Session,
-    *,
-    config: Config,
-    system_prompt: str = "",
-    memory_context: str = "",
-    tools: Sequence[dict[str, Any]] = (),
-    calibration: tokens.Calibration | None = None,
+    session: Session, *, config: Config, system_prompt: str = "", memory_context: str = "",
+    tools: Sequence[dict[str, Any]] = (), calibration: tokens.Calibration | None = None,
 ) -> tuple[ConsolidationPlan, str]:
     """The cheap check run every turn: the estimate, whether it exceeds ``config.budget``, and
     the estimate's source (``estimate`` or ``calibrated``, see :mod:`nanomem.tokens`).
@@ -358,11 +352,9 @@ def check_budget(
     calibration = calibration or session_calibration(session)
     estimate, source = calibration.apply(fixed + sum(counts))
     target = int(config.budget * config.consolidate_ratio)
-    plan = ConsolidationPlan(
-        estimate > config.budget, estimate, config.budget, target, session.last_consolidated,
-        None, estimate,
-    )
-    return plan, source
+    over = estimate > config.budget
+    return ConsolidationPlan(over, estimate, config.budget, target, session.last_consolidated,
+                             None, estimate), source
 
 
 def session_calibration(session: Session) -> tokens.Calibration:
@@ -377,16 +369,9 @@ def fingerprint(messages: Sequence[Mapping[str, Any]]) -> str:
 
 
 async def consolidate(
-    session: Path | str | Session,
-    *,
-    history: Any,
-    engine: ChatModel,
-    config: Config,
-    system_prompt: str = "",
-    memory_context: str = "",
-    tools: Sequence[dict[str, Any]] = (),
-    clock: Callable[[], datetime] | None = None,
-    calibration: tokens.Calibration | None = None,
+    session: Path | str | Session, *, history: Any, engine: ChatModel, config: Config,
+    system_prompt: str = "", memory_context: str = "", tools: Sequence[dict[str, Any]] = (),
+    clock: Callable[[], datetime] | None = None, calibration: tokens.Calibration | None = None,
 ) -> ConsolidationResult:
     """Archive the oldest turns of a session when its prompt exceeds ``config.budget``.
 

@@ -23,6 +23,7 @@ into the object store), so their cost follows the memory files, never the worksp
 from __future__ import annotations
 
 import functools
+import heapq
 import logging
 import os
 import re
@@ -37,6 +38,7 @@ from dulwich.index import index_entry_from_stat
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
+from nanomem import gitdir
 from nanomem.ancestry import AncestryCache
 from nanomem.config import Config
 from nanomem.diffs import (
@@ -50,9 +52,17 @@ from nanomem.diffs import (
 )
 from nanomem.errors import GitStoreError, ShaError
 from nanomem.fsutil import FileLock, atomic_write
-from nanomem import gitdir
 from nanomem.gitdir import SEPARATE_GIT_DIR, merge_whitelist
+from nanomem.memfiles import read_memory_files, write_memory_files
 from nanomem.workspace import MEMORY_FILES, Workspace
+
+__all__ = [
+    "SEPARATE_GIT_DIR",
+    "CommitInfo",
+    "GitStore",
+    "RestoreResult",
+    "locate_git_dir",
+]
 
 log = logging.getLogger(__name__)
 
@@ -194,36 +204,6 @@ class GitStore:
     def close(self) -> None:
         self.repo.close()
 
-    def _read_tracked(self) -> dict[str, bytes]:
-        """Current bytes of each existing memory file (through links that stay inside)."""
-        root = self.workspace.root.resolve()
-        files: dict[str, bytes] = {}
-        for rel in MEMORY_FILES:
-            path = self.workspace.path(rel)
-            if not path.exists() and not path.is_symlink():
-                continue
-            real = self._check_inside(rel, path, root)
-            if not real.exists():
-                raise GitStoreError(
-                    f"{rel}: is a symlink to {real}, which does not exist; "
-                    "restore the target or replace the link with a file"
-                )
-            if not real.is_file():
-                raise GitStoreError(
-                    f"{rel}: is not a regular file; replace it with a markdown file"
-                )
-            files[rel] = real.read_bytes()
-        return files
-
-    def _check_inside(self, rel: str, path: Path, root: Path) -> Path:
-        real = path.resolve()
-        if real != root and root not in real.parents:
-            raise GitStoreError(
-                f"{rel}: is a symlink to {real}, outside the workspace {root}; nanomem "
-                "versions only files inside it. Replace the link with a copy of the file"
-            )
-        return real
-
     def _head_commit(self) -> Commit | None:
         head = self.head()
         return None if head is None else self._commit(head)
@@ -273,7 +253,7 @@ class GitStore:
         """Memory files whose bytes differ from HEAD (edited, created or deleted)."""
         head = self._head_commit()
         committed = self._tree_blobs(head.tree) if head else {}
-        current = {rel: Blob.from_string(data).id for rel, data in self._read_tracked().items()}
+        current = {rel: Blob.from_string(data).id for rel, data in read_memory_files(self.workspace).items()}
         return sorted(rel for rel in MEMORY_FILES if committed.get(rel) != current.get(rel))
 
     @_translated
@@ -286,7 +266,7 @@ class GitStore:
         """
         message = render_message(subject, body, trailers)
         with self._lock:
-            sha = self._commit_files(self._read_tracked(), message)
+            sha = self._commit_files(read_memory_files(self.workspace), message)
         return None if sha is None else self.show(sha)
 
     @_translated
@@ -436,8 +416,22 @@ class GitStore:
         head = self.head()
         if head is None or limit <= 0:
             return []
-        walker = self.repo.get_walker(include=[head.encode()], max_entries=limit)
-        return [self.show(entry.commit.id.decode("ascii")) for entry in walker]
+        # Newest commit time first, as `git log` does; reads only about ``limit`` commits.
+        first = self._commit(head)
+        queue = [(-first.commit_time, 0, first)]
+        seen = {first.id}
+        found: list[str] = []
+        order = 1
+        while queue and len(found) < limit:
+            commit = heapq.heappop(queue)[2]
+            found.append(commit.id.decode("ascii"))
+            for parent_id in commit.parents:
+                if parent_id not in seen:
+                    seen.add(parent_id)
+                    parent = self._commit(parent_id.decode("ascii"))
+                    heapq.heappush(queue, (-parent.commit_time, order, parent))
+                    order += 1
+        return [self.show(sha) for sha in found]
 
     def _first_parent_chain(self) -> Iterator[Commit]:
         head = self._head_commit()
@@ -492,31 +486,19 @@ class GitStore:
         manual = self.commit_manual_if_dirty()
         wanted = self._tree_files(self._commit(target.parents[0]).tree, refuse_links=True)
         with self._lock:
-            current = self._read_tracked()
+            current = read_memory_files(self.workspace)
             changed = [rel for rel in MEMORY_FILES if current.get(rel) != wanted.get(rel)]
             if not changed:
                 return RestoreResult("already", full, (), None, manual)
-            self._write_files(wanted, changed)
+            write_memory_files(self.workspace, wanted, changed)
             about = target.subject if len(target.subject) <= 60 else target.subject[:59] + "…"
             message = render_message(
                 f'restore: to {full[:7]} (before "{about}")',
                 f"Restored {summarize_files(changed)} to their state before {full}.",
             )
-            new_sha = self._commit_files(self._read_tracked(), message)
+            new_sha = self._commit_files(read_memory_files(self.workspace), message)
         info = self.show(new_sha) if new_sha else None
         return RestoreResult("restored", full, tuple(changed), info, manual)
-
-    def _write_files(self, wanted: Mapping[str, bytes], changed: list[str]) -> None:
-        root = self.workspace.root.resolve()
-        targets = {}
-        for rel in changed:  # check every link before writing anything
-            path = self.workspace.path(rel)
-            targets[rel] = self._check_inside(rel, path, root) if path.is_symlink() else path
-        for rel in changed:
-            if rel in wanted:
-                atomic_write(targets[rel], wanted[rel])
-            else:
-                self.workspace.path(rel).unlink(missing_ok=True)
 
     def _reachable(self, sha: str) -> bool:
         """Whether ``sha`` is HEAD or an ancestor of it (through merges); cached on disk."""

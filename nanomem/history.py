@@ -7,18 +7,12 @@ One JSON object per line, cursors strictly increasing down the file::
 >>> h = History(Workspace(Path("ws")), Config())      # doctest: +SKIP
 >>> h.append("User prefers metric units.")           # doctest: +SKIP
 1
->>> [e.content for e in h.read_since(0)]              # doctest: +SKIP
-['User prefers metric units.']
 
-Guarantees (docs/history.md has the full rules):
-- appends hold ``memory/.history.lock`` (a process lock); a new cursor is greater than the last
-  line's cursor, ``.cursor``, the dream cursor and any overflow segment; the line goes out in one
-  write, then ``fsync``, then ``.cursor`` is replaced atomically;
-- ``read_since`` binary-searches byte offsets, so it costs in proportion to what it returns;
-- readers skip malformed lines with one warning per kind per read;
-- ``compact`` drops processed entries beyond ``max_history_entries`` and, when unprocessed
-  entries pile up past ``10 × max_history_entries``, moves the oldest of them verbatim into
-  ``memory/history.overflow-<first>-<last>.jsonl``, which ``read_since`` still reads.
+Appends hold ``memory/.history.lock`` (a process lock) and take a cursor above the last line,
+``.cursor``, the dream cursor and every overflow segment. ``read_since`` binary-searches byte
+offsets. ``compact`` drops processed entries and moves a pile of unprocessed ones into
+``memory/history.overflow-<first>-<last>.jsonl``, which ``read_since`` still reads.
+docs/history.md has the rules.
 """
 
 from __future__ import annotations
@@ -74,16 +68,9 @@ class HistoryEntry:
 
     def to_json(self) -> dict[str, object]:
         """The line's JSON object: optional fields only when set."""
-        data: dict[str, object] = {
-            "cursor": self.cursor,
-            "timestamp": self.timestamp,
-            "content": self.content,
-        }
-        if self.session_key is not None:
-            data["session_key"] = self.session_key
-        if self.kind is not None:
-            data["kind"] = self.kind
-        return data
+        data = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content}
+        optional = {"session_key": self.session_key, "kind": self.kind}
+        return {**data, **{key: value for key, value in optional.items() if value is not None}}
 
 
 @dataclass(frozen=True)
@@ -116,16 +103,10 @@ def parse_line(line: str) -> HistoryEntry | LineProblem:
     content = data.get("content")
     if not isinstance(content, str):
         return LineProblem("bad-content", f"content {content!r:.40}")
-    timestamp = data.get("timestamp")
-    session_key = data.get("session_key")
-    kind = data.get("kind")
-    return HistoryEntry(
-        cursor=cursor,
-        timestamp=timestamp if isinstance(timestamp, str) else "",
-        content=content,
-        session_key=session_key if isinstance(session_key, str) else None,
-        kind=kind if isinstance(kind, str) else None,
-    )
+    text_or = {key: data[key] if isinstance(data.get(key), str) else None
+               for key in ("timestamp", "session_key", "kind")}
+    return HistoryEntry(cursor, text_or["timestamp"] or "", content,
+                        text_or["session_key"], text_or["kind"])
 
 
 def render_line(entry: HistoryEntry) -> bytes:
@@ -179,10 +160,8 @@ class _Problems:
 
     def emit(self) -> None:
         for kind, (count, name, detail, at) in sorted(self._seen.items()):
-            logger.warning(
-                "%s: skipped %d line(s) with %s (first at byte %d: %s); repair or remove them",
-                name, count, _PROBLEM_LABELS.get(kind, kind), at, detail,
-            )
+            logger.warning("%s: skipped %d line(s) with %s (first at byte %d: %s); repair or "
+                           "remove them", name, count, _PROBLEM_LABELS[kind], at, detail)
 
 
 class _Lines:
@@ -311,13 +290,12 @@ class History:
         self._fallback_cache: tuple[int | None] | None = None
         self._lock = FileLock(self.workspace.history_lock)
         self._migration_checked = False
-        self._warned: set[str] = set()
+        self._warned: set[tuple[str, int]] = set()
 
     @property
     def path(self) -> Path:
         return self.workspace.history
 
-    # appending -------------------------------------------------------------------------------
 
     def append(self, text: str, *, session_key: str | None = None, kind: str | None = None) -> int:
         """Redact, cap and append one entry; return its cursor.
@@ -388,23 +366,18 @@ class History:
                 os.fsync(fd)
             except OSError as exc:
                 os.ftruncate(fd, size)
-                raise HistoryError(
-                    f"{path}: append failed ({exc.strerror}); nothing was written, "
-                    "check disk space and permissions"
-                ) from exc
+                raise HistoryError(f"{path}: append failed ({exc.strerror}); nothing was "
+                                   "written, check disk space and permissions") from exc
         finally:
             os.close(fd)
 
     def _next_base_locked(self) -> int:
-        segments = self._segments()
-        return max(
-            self._tail_cursor(self.path),
-            self._read_cursor_file(self.workspace.cursor)[0] or 0,
-            self._dream_state(locked=True)[0],
-            max((last for _, last, _ in segments), default=0),
-        )
+        segment_last = max((last for _, last, _ in self._segments()), default=0)
+        return max(self._write_cursor(), self._dream_state(locked=True)[0], segment_last)
 
-    # reading ---------------------------------------------------------------------------------
+    def _write_cursor(self) -> int:
+        return max(self._tail_cursor(self.path), self._read_cursor_file(self.workspace.cursor)[0] or 0)
+
 
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Entries with a cursor greater than ``cursor``, in cursor order, at most ``limit``.
@@ -412,10 +385,9 @@ class History:
         Costs in proportion to the entries returned: a binary search over byte offsets finds
         the first one. Overflow segments are read first, so nothing is hidden.
         """
-        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
-            raise HistoryError(f"read_since needs a cursor >= 0, not {cursor!r}")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise HistoryError(f"read_since needs a limit >= 0 or None, not {limit!r}")
+        _check_count(cursor, "read_since needs a cursor >= 0")
+        if limit is not None:
+            _check_count(limit, "read_since needs a limit >= 0 or None")
         if limit == 0:
             return []
         self._ensure_migrated()
@@ -445,7 +417,7 @@ class History:
     def last_cursor(self) -> int:
         """The write cursor: the larger of ``.cursor`` and the last line's cursor."""
         self._ensure_migrated()
-        return max(self._tail_cursor(self.path), self._read_cursor_file(self.workspace.cursor)[0] or 0)
+        return self._write_cursor()
 
     def pending_count(self) -> int:
         """Entries after the dream cursor (overflow segments included)."""
@@ -467,14 +439,9 @@ class History:
             names = os.listdir(self.workspace.memory_dir)
         except FileNotFoundError:
             return []
-        found = []
-        for name in names:
-            match = _SEGMENT.match(name)
-            if match:
-                found.append((int(match.group(1)), int(match.group(2)), self.workspace.memory_dir / name))
-        return sorted(found)
+        matches = [m for m in map(_SEGMENT.match, names) if m]
+        return sorted((int(m[1]), int(m[2]), self.workspace.memory_dir / m[0]) for m in matches)
 
-    # cursors ---------------------------------------------------------------------------------
 
     def read_dream_cursor(self) -> int:
         """The dream cursor; a damaged file is recovered, never read as 0 (docs/history.md)."""
@@ -483,8 +450,7 @@ class History:
 
     def write_dream_cursor(self, cursor: int) -> None:
         """Record that Dream has processed everything up to ``cursor`` (atomic, locked)."""
-        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
-            raise HistoryError(f"dream cursor must be an integer >= 0, not {cursor!r}")
+        _check_count(cursor, "the dream cursor must be an integer >= 0")
         with self._lock:
             self._write_cursor_file(self.workspace.dream_cursor, cursor)
 
@@ -499,17 +465,15 @@ class History:
         if value is not None:
             return value, True
         recovered = self._call_fallback()
-        if state == "missing":
-            if recovered is not None:
-                self._warn_once(f"missing:{recovered}", "%s is missing; using dream cursor %d from "
-                                "the last dream commit", path, recovered)
-                return recovered, True
-            return 0, True
         if recovered is not None:
-            self._warn_once(f"garbage:{recovered}", "%s is damaged; using dream cursor %d from the "
-                            "last dream commit", path, recovered)
+            if (state, recovered) not in self._warned:
+                self._warned.add((state, recovered))
+                logger.warning("%s is %s; using dream cursor %d from the last dream commit",
+                               path, "missing" if state == "missing" else "damaged", recovered)
             return recovered, True
-        tail = max(self._tail_cursor(self.path), self._read_cursor_file(self.workspace.cursor)[0] or 0)
+        if state == "missing":
+            return 0, True
+        tail = self._write_cursor()
         logger.warning("%s is damaged and no dream commit names a cursor; marking everything up to "
                        "cursor %d as processed so the archive is not replayed; edit the file to "
                        "change that", path, tail)
@@ -530,11 +494,6 @@ class History:
             self._fallback_cache = (value if ok else None,)
         return self._fallback_cache[0]
 
-    def _warn_once(self, key: str, message: str, *args: object) -> None:
-        if key not in self._warned:
-            self._warned.add(key)
-            logger.warning(message, *args)
-
     @staticmethod
     def _read_cursor_file(path: Path) -> tuple[int | None, str]:
         try:
@@ -543,9 +502,7 @@ class History:
             return None, "missing"
         except (OSError, UnicodeDecodeError):
             return None, "garbage"
-        if text.isdigit() and text.isascii():
-            return int(text), "ok"
-        return None, "garbage"
+        return (int(text), "ok") if text.isdigit() else (None, "garbage")
 
     @staticmethod
     def _write_cursor_file(path: Path, cursor: int) -> None:
@@ -554,7 +511,6 @@ class History:
         except OSError as exc:
             raise HistoryError(f"{path}: cannot write cursor ({exc.strerror})") from exc
 
-    # compaction ------------------------------------------------------------------------------
 
     def compact(self) -> int:
         """Drop processed entries beyond ``max_history_entries``; return how many were dropped.
@@ -613,11 +569,8 @@ class History:
         if moved:
             name = f"history.overflow-{moved_cursors[0]}-{moved_cursors[-1]}.jsonl"
             atomic_write(self.workspace.memory_dir / name, b"\n".join(moved) + b"\n")
-            logger.warning(
-                "%d unprocessed history entries (cursors %d-%d) moved to memory/%s: Dream has not "
-                "run for a long time; run `nanomem dream`", len(moved), moved_cursors[0],
-                moved_cursors[-1], name,
-            )
+            logger.warning("%d unprocessed history entries moved to memory/%s: Dream has not run "
+                           "for a long time; run `nanomem dream`", len(moved), name)
         if moved or dropped or len(kept) != len(raw_lines):
             atomic_write(self.path, b"".join(line + b"\n" for line in kept))
         return dropped
@@ -636,7 +589,6 @@ class History:
             fsync_dir(self.workspace.memory_dir)
         return dropped
 
-    # migration -------------------------------------------------------------------------------
 
     def _ensure_migrated(self) -> None:
         if not self._migration_checked:
@@ -670,13 +622,8 @@ class History:
             os.replace(legacy, backup)
             fsync_dir(legacy.parent)
         logger.info("migrated %d entries from memory/HISTORY.md (kept as %s)", len(entries), backup.name)
-        return MigrationResult(
-            "migrated",
-            entries=len(entries),
-            first_cursor=entries[0].cursor if entries else None,
-            last_cursor=entries[-1].cursor if entries else None,
-            backup=backup,
-        )
+        cursors = [entries[0].cursor, entries[-1].cursor] if entries else [None, None]
+        return MigrationResult("migrated", len(entries), *cursors, backup=backup)
 
 
 def _has_content(path: Path) -> bool:
@@ -685,6 +632,11 @@ def _has_content(path: Path) -> bool:
         return False
     with handle:
         return bool(handle.read(65536).strip())
+
+
+def _check_count(value: object, message: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise HistoryError(f"{message}, not {value!r}")
 
 
 def _left(limit: int | None, out: list[HistoryEntry]) -> int | None:

@@ -109,7 +109,7 @@ def _stamp_undated(
     entries: list[LegacyEntry] = []
     last_seen: str | None = None
     for timestamp, kind, body in blocks:
-        content = "\n".join(body).strip("\n").rstrip()
+        content = "\n".join(body).strip()
         if not content.strip():
             continue
         if timestamp is not None:

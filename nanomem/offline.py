@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from nanomem.chat import ChatRequest, ChatResponse, ToolCall, Usage
+from nanomem.sessions import content_text
 
 NOT_A_CHAT_MODEL = (
     "The offline engine does not chat: it only answers nanomem's consolidation and Dream "
@@ -153,7 +154,7 @@ def extract_facts(user_texts: Iterable[str]) -> list[tuple[str, str]]:
 
 def render_archive_arguments(messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The ``archive_history`` arguments for a chunk of messages (pure)."""
-    texts = [_text_of(m) for m in messages if m.get("role") == "user"]
+    texts = [content_text(m.get("content")) for m in messages if m.get("role") == "user"]
     facts = [{"mark": mark, "text": text} for mark, text in extract_facts(texts)]
     return {"facts": facts, "nothing": not facts}
 
@@ -197,14 +198,3 @@ def _long_enough(sentence: str) -> bool:
         return len(_CJK.findall(sentence)) >= 6
     return len(sentence.split()) >= 4
 
-
-def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(part.get("text", "")) for part in content
-            if isinstance(part, dict) and part.get("type") == "text"
-        )
-    return ""

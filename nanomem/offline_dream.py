@@ -266,7 +266,7 @@ def tokens(text: str, *, topics: bool = False) -> set[str]:
     CJK character pairs, and (with ``topics``) topic tags such as ``@home``.
 
     >>> sorted(tokens("- The user lives in Lisbon <!-- permanent -->", topics=True))
-    ['@home', 'lisbon', 'live']
+    ['@home', 'lisbon']
     """
     text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text)).casefold()
     out: set[str] = set()
@@ -280,6 +280,7 @@ def tokens(text: str, *, topics: bool = False) -> set[str]:
             continue
         if topics and word in _TOPIC_OF:
             out.add(_TOPIC_OF[word])
+            continue
         out.add(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
     return out
 
@@ -316,8 +317,10 @@ def is_duplicate(fact: str, line: str) -> bool:
 
 def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str] | None:
     """``(path, line)`` of the bullet a correction corrects, or None (pinned lines included,
-    so that the caller can let a pin win)."""
+    so that the caller can let a pin win). A line related only by topic must sit in the file
+    the correction itself routes to: "the meeting moved" never corrects where the person lives."""
     mine, marks = tokens(correction, topics=True), distinctive(correction)
+    home = route_fact(correction)
     best: tuple[float, str, str] | None = None
     for rel, text in files.items():
         for line in text.splitlines():
@@ -327,7 +330,8 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             if not theirs:
                 continue
             shared = mine & theirs
-            related = bool(marks & (distinctive(line) | theirs)) or any(t.startswith("@") for t in shared)
+            by_topic = any(t.startswith("@") for t in shared) and rel == home
+            related = bool(marks & (distinctive(line) | theirs)) or len(shared) >= 2 or by_topic
             score = len(shared) / len(theirs)
             if not related or score < CORRECTION_THRESHOLD:
                 continue

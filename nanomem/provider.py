@@ -370,6 +370,11 @@ class OpenAIProvider:
                     continue
                 advice = "wait and retry later" if status == 429 else "check the server's log"
                 raise ProviderError(self._scrub(f"{what} after {attempt + 1} attempts; {advice}"))
+            if 300 <= status < 400:
+                raise ProviderError(self._scrub(
+                    f"POST {self.url}: HTTP {status} redirect to "
+                    f"{reply.headers.get('location', '?')}; set base_url to the final address"
+                ))
             if status >= 400:
                 field = refused_field(status, _json_or_text(reply), body)
                 if field is not None:
@@ -383,7 +388,10 @@ class OpenAIProvider:
                     f"POST {self.url}: HTTP {status} but the reply is not JSON "
                     f"({_short(reply.text)}); check that base_url points at the API (often .../v1)"
                 )) from exc
-            response = parse_response(payload)
+            try:
+                response = parse_response(payload)
+            except ProviderError as exc:  # our own error; scrubbed, the raw one is dropped
+                raise ProviderError(self._scrub(f"POST {self.url}: {exc}")) from None
             if response.usage is not None:
                 self.last_usage = response.usage
             return response

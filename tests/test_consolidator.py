@@ -420,3 +420,40 @@ def test_consolidate_accepts_a_loaded_session_and_returns_it_advanced(workspace:
     assert result.status == "archived"
     assert result.session.last_consolidated == result.archived_messages > 0
     assert history_lines(workspace)[0]["content"].startswith("- [permanent] My name is Ana.")
+
+
+def test_consolidate_archives_nothing_when_the_session_is_rewritten_in_flight(workspace: Path) -> None:
+    messages = turns(30)
+    path = write_session(workspace / "sessions" / "t.jsonl", messages)
+
+    class RewritingEngine(OfflineEngine):
+        async def complete(self, request: ChatRequest) -> ChatResponse:
+            write_session(path, turns(30, words=20), key="cli:t")  # e.g. the host cleared it
+            return await super().complete(request)
+
+    result = run(path, workspace, RewritingEngine(), config_for(messages, 0.8))
+    assert result.status == "failed" and "changed during consolidation" in (result.reason or "")
+    assert history_lines(workspace) == [] and load_session(path).last_consolidated == 0
+
+
+def test_consolidate_learns_calibration_from_reported_usage(workspace: Path, llm: Any) -> None:
+    fake, make = llm
+    fake.enqueue_tool_calls([("archive_history", archive(nothing=True))],
+                            usage={"prompt_tokens": 99_999, "completion_tokens": 5})
+    messages = turns(30)
+    path = write_session(workspace / "sessions" / "t.jsonl", messages)
+    config = config_for(messages, 0.8)
+    first = run(path, workspace, make(), config)
+    assert first.estimate_source == "estimate"
+    stored = load_session(path).metadata["token_calibration"]
+    assert stored == {"ratio": 2.0, "samples": 1}  # clamped: one odd report cannot run away
+    second = run(path, workspace, make(), config_for(messages, 2.0))
+    assert (second.status, second.estimate_source) == ("under_budget", "calibrated")
+    assert second.estimate >= 2 * first.estimate_after - 2
+
+
+def test_consolidate_explains_a_missing_session_file(workspace: Path) -> None:
+    from nanomem.errors import WorkspaceError
+
+    with pytest.raises(WorkspaceError, match="session file not found"):
+        run(workspace / "sessions" / "nope.jsonl", workspace, OfflineEngine(), Config())

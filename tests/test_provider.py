@@ -272,6 +272,19 @@ def test_provider_gives_base_url_advice_on_404_without_retrying(endpoint: Endpoi
     assert sleep.delays == []
 
 
+def test_provider_scrubs_the_key_from_an_error_body_sent_with_200(endpoint: Endpoint) -> None:
+    endpoint.fake.enqueue_response({"error": {"message": f"key {KEY} has no quota"}})
+    with pytest.raises(ProviderError, match="no completion .*has no quota") as info:
+        asyncio.run(_provider(endpoint, SleepRecorder()).complete(REQUEST))
+    assert KEY not in str(info.value)
+
+
+def test_provider_names_the_target_of_a_redirect(endpoint: Endpoint) -> None:
+    endpoint.fake.enqueue_response("", status=308, headers={"Location": "https://h/v1/chat/completions"})
+    with pytest.raises(ProviderError, match="HTTP 308 redirect to https://h/v1/chat/completions"):
+        asyncio.run(_provider(endpoint, SleepRecorder()).complete(REQUEST))
+
+
 def test_provider_shares_one_client_inside_async_with(endpoint: Endpoint) -> None:
     endpoint.fake.enqueue_text("one")
     endpoint.fake.enqueue_text("two")
@@ -379,3 +392,12 @@ def test_make_engine_returns_the_offline_engine_by_default(workspace: Path) -> N
     offline = pytest.importorskip("nanomem.offline")
     engine = make_engine(load_config(workspace), workspace)
     assert isinstance(engine, offline.OfflineEngine)
+
+
+def test_provider_docstring_examples_hold() -> None:
+    import doctest
+
+    import nanomem.provider
+
+    result = doctest.testmod(nanomem.provider)
+    assert result.attempted > 5 and result.failed == 0

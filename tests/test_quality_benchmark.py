@@ -239,3 +239,42 @@ def test_main_prints_table_and_writes_results_json(tmp_path: Path, capsys) -> No
     snapshot = read_snapshot(tmp_path / "w" / "en-freelance")
     rescored = score_snapshot(conversation, snapshot, caps={}, ttl_days=7)
     assert rescored.retention.hits == retention["hits"]
+
+
+def _scripted_endpoint(fake) -> None:
+    """Answer each request by looking at it: archive the allergy, then let Dream record it."""
+
+    def on_request(body: dict) -> None:
+        names = {tool["function"]["name"] for tool in body.get("tools", [])}
+        text = json.dumps(body["messages"], ensure_ascii=False)
+        if "archive_history" in names:
+            facts = [{"mark": "permanent", "text": "I am allergic to penicillin."}] if "penicillin" in text else []
+            fake.enqueue_tool_calls([("archive_history", {"facts": facts, "nothing": not facts})])
+        elif body["messages"][-1]["role"] == "tool" or "Allergic to penicillin" in text:
+            fake.enqueue_tool_calls([("finish", {"status": "updated", "note": "done"})])
+        else:
+            fake.enqueue_tool_calls([("edit_file", {
+                "path": "USER.md", "old_text": "## Facts", "new_text": "## Facts\n- Allergic to penicillin.",
+            })])
+
+    fake.on_request = on_request
+
+
+def test_score_conversation_drives_an_openai_compatible_endpoint_over_http(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fakellm import FakeLLM
+
+    monkeypatch.setenv("NANOMEM_API_KEY", "sk-test-quality-123")
+    fake = FakeLLM()
+    _scripted_endpoint(fake)
+    with fake.serve() as base_url:
+        report = asyncio.run(bench_run.score_conversation(
+            parse_conversation(SMALL), tmp_path / "ws",
+            overrides={**TINY_WINDOW, "provider": "openai", "base_url": base_url, "model": "scripted"},
+        ))
+    assert "Allergic to penicillin." in (tmp_path / "ws" / "USER.md").read_text("utf-8")
+    assert report.scores.retention.hits == 1 and report.scores.invented == ()
+    assert "committed" in report.replay.dream_statuses
+    assert {h.get("authorization") for h in fake.headers} == {"Bearer sk-test-quality-123"}
+    assert {r["model"] for r in fake.requests} == {"scripted"}

@@ -153,3 +153,12 @@ def test_calibration_round_trips_through_a_dict_and_survives_garbage() -> None:
 
 def _call(name: str, arguments: object) -> dict:
     return {"id": f"call_{name}", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def test_tokens_docstring_examples_hold() -> None:
+    import doctest
+
+    import nanomem.tokens
+
+    result = doctest.testmod(nanomem.tokens)
+    assert result.attempted > 5 and result.failed == 0

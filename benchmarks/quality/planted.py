@@ -132,11 +132,11 @@ class SafetyOutcome:
 
 
 def load_fakellm() -> type:
-    """The test suite's ``FakeLLM`` (``tests/fakellm.py``), imported from the checkout."""
-    tests_dir = str(REPO_ROOT / "tests")
-    if tests_dir not in sys.path:
-        sys.path.insert(0, tests_dir)
-    from fakellm import FakeLLM  # noqa: PLC0415 - lives in tests/, not in the package
+    """The test suite's ``FakeLLM``, imported as ``tests.fakellm`` from the checkout."""
+    root = str(REPO_ROOT)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from tests.fakellm import FakeLLM  # lives in tests/, not in the package
 
     return FakeLLM
 

@@ -65,6 +65,11 @@ QUALITY_HEADER = (
     "junk", "invented", "kept chars",
 )
 
+QUALITY_LEGEND = (
+    "higher is better: retention, corrections, expired gone; lower is better: stale old, junk, "
+    "invented (must be 0)"
+)
+
 
 def quality_rows(name: str, scores: QualityScores, topk: RetrievalScores,
                  baseline: RetrievalScores, raw_chars: int, k: int) -> list[list[str]]:
@@ -106,7 +111,7 @@ def render_quality(reports: Sequence[ConversationReport], total: QualityScores, 
         rows += quality_rows(r.conversation.id, r.scores, r.topk, r.baseline, r.raw_chars, k)
     topk, baseline = pooled(reports)
     rows += quality_rows("TOTAL", total, topk, baseline, sum(r.raw_chars for r in reports), k)
-    return _table(QUALITY_HEADER, rows)
+    return _table(QUALITY_HEADER, rows) + "\n" + QUALITY_LEGEND
 
 
 SAFETY_HEADER = (

@@ -1,0 +1,169 @@
+"""The offline engine's consolidation: decisive sentences, verbatim, with marks (EN and ZH)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from nanomem.chat import ChatRequest
+from nanomem.config import Config
+from nanomem.consolidator import (
+    ConsolidateTask,
+    build_request,
+    check_archive_reply,
+    consolidate,
+    fixed_tokens,
+    message_tokens,
+)
+from nanomem.history import History
+from nanomem.offline import NOT_A_CHAT_MODEL, OfflineEngine, extract_facts, split_sentences
+from nanomem.sessions import Session, save_session
+from nanomem.workspace import Workspace
+
+ENGLISH = [
+    ("My name is Ana Lima.", "permanent"),
+    ("I live in Porto.", "permanent"),
+    ("I'm allergic to peanuts.", "permanent"),
+    ("I am a nurse at the city hospital.", "permanent"),
+    ("I prefer short answers.", "durable"),
+    ("I hate meetings before 10am.", "durable"),
+    ("Please always reply in English.", "durable"),
+    ("Don't use emojis.", "durable"),
+    ("Our budget is 4,500 EUR.", "durable"),
+    ("The report must never exceed two pages.", "durable"),
+    ("We decided to use PostgreSQL for the archive.", "durable"),
+    ("Let's go with the blue logo.", "durable"),
+    ("The contract number is KX-7731.", "durable"),
+    ("The lease ends on 2026-12-01.", "durable"),
+    ("Remind me tomorrow to call the bank.", "ephemeral"),
+    ("The slides are due by Friday.", "ephemeral"),
+    ("I have a dentist appointment this week.", "ephemeral"),
+    ("Actually, I moved to Lisbon last month.", "correction"),
+    ("I no longer drink coffee.", "correction"),
+    ("Use tabs instead of spaces.", "correction"),
+]
+CHINESE = [
+    ("我叫王小明。", "permanent"),
+    ("我住在上海。", "permanent"),
+    ("我对花生过敏。", "permanent"),
+    ("我喜欢简短的回答。", "durable"),
+    ("我不喜欢香菜！", "durable"),
+    ("请用中文回答。", "durable"),
+    ("预算不能超过一万元。", "durable"),
+    ("我们决定用 Rust 重写。", "durable"),
+    ("合同编号是 KX-7731。", "durable"),
+    ("明天下午三点提醒我开会。", "ephemeral"),
+    ("报告下周五截止。", "ephemeral"),
+    ("其实我已经搬到北京了。", "correction"),
+    ("我不再吃肉了。", "correction"),
+    ("会议改成周四。", "correction"),
+]
+NOISE = [
+    "Hi!", "Thanks, that was great.", "lol ok", "What's the weather like?", "Can you help me?",
+    "I don't know.", "Sounds good.", "Hmm, interesting.", "你好！", "谢谢。", "哈哈，好的。",
+    "你觉得呢？", "我是说没关系。", "嗯嗯",
+]
+
+
+@pytest.mark.parametrize(("sentence", "mark"), ENGLISH + CHINESE)
+def test_extract_facts_marks_decisive_sentence(sentence: str, mark: str) -> None:
+    assert extract_facts([sentence]) == [(mark, sentence)]
+
+
+@pytest.mark.parametrize("sentence", NOISE)
+def test_extract_facts_ignores_small_talk(sentence: str) -> None:
+    assert extract_facts([sentence]) == []
+
+
+def test_extract_facts_copies_sentences_verbatim_from_mixed_text() -> None:
+    text = "Hi there!  " + " ".join(s for s, _ in ENGLISH[:5]) + "\n" + "".join(s for s, _ in CHINESE[:4])
+    facts = extract_facts([text])
+    assert [t for _, t in facts] == [s for s, _ in ENGLISH[:5]] + [s for s, _ in CHINESE[:4]]
+    assert all(t in text for _, t in facts)
+
+
+def test_extract_facts_skips_code_blocks_duplicates_and_pasted_walls() -> None:
+    code = "Look:\n```\nbudget = 5000  # must never change\n```\nThanks."
+    wall = "The budget " + "is large " * 80 + "."
+    assert extract_facts([code, wall]) == []
+    assert extract_facts(["I like tea.", "I like tea."]) == [("durable", "I like tea.")]
+
+
+def test_split_sentences_keeps_decimals_and_chinese_punctuation() -> None:
+    assert split_sentences("Version 2.5 is out. 好吗？！嗯。") == ["Version 2.5 is out.", "好吗？！", "嗯。"]
+
+
+def complete(engine: OfflineEngine, request: ChatRequest):  # noqa: ANN201
+    return asyncio.run(engine.complete(request))
+
+
+def test_offline_engine_answers_with_a_valid_archive_call_from_user_messages_only() -> None:
+    chunk = [
+        {"role": "user", "content": "Hello! My name is Ana. I prefer tea."},
+        {"role": "assistant", "content": "My name is Bot. I prefer coffee."},
+        {"role": "user", "content": [{"type": "text", "text": "Remind me tomorrow to water plants."}]},
+    ]
+    response = complete(OfflineEngine(), build_request(chunk, session_key="cli", config=Config()))
+    checked = check_archive_reply(response)
+    assert checked.reason is None
+    assert checked.facts == (
+        ("permanent", "My name is Ana."),
+        ("durable", "I prefer tea."),
+        ("ephemeral", "Remind me tomorrow to water plants."),
+    )
+
+
+def test_offline_engine_says_nothing_when_nothing_is_decisive() -> None:
+    task = ConsolidateTask(messages=({"role": "user", "content": "Hi! Thanks, lol."},))
+    response = complete(OfflineEngine(), ChatRequest(messages=(), task=task))
+    assert json.loads(response.tool_calls[0].arguments) == {"facts": [], "nothing": True}
+    assert check_archive_reply(response).reason is None
+
+
+def test_offline_engine_is_deterministic() -> None:
+    task = ConsolidateTask(messages=tuple({"role": "user", "content": s} for s, _ in ENGLISH + CHINESE))
+    first = complete(OfflineEngine(), ChatRequest(messages=(), task=task))
+    second = complete(OfflineEngine(), ChatRequest(messages=(), task=task))
+    assert first == second
+
+
+def test_offline_engine_does_not_chat() -> None:
+    response = complete(OfflineEngine(), ChatRequest(messages=({"role": "user", "content": "hi"},)))
+    assert response.content == NOT_A_CHAT_MODEL and response.tool_calls == ()
+    assert "no archive_history tool call" in (check_archive_reply(response).reason or "")
+
+
+def test_offline_engine_delegates_dream_tasks() -> None:
+    from types import SimpleNamespace
+
+    from nanomem import offline_dream
+    from nanomem.dreamprompt import DreamTask
+
+    entry = SimpleNamespace(cursor=1, timestamp="2026-11-30 10:00", content="- [durable] I like tea",
+                            kind="summary", session_key=None)
+    task = DreamTask((entry,), {"USER.md": "## Facts\n"}, datetime(2026, 11, 30), 7)
+    messages = ({"role": "user", "content": "dream"},)
+    response = complete(OfflineEngine(), ChatRequest(messages=messages, task=task))
+    assert response == offline_dream.plan_dream_reply(task, messages)
+
+
+def test_consolidate_with_offline_engine_writes_marked_summary(workspace: Path) -> None:
+    messages = []
+    for i, (sentence, _) in enumerate(ENGLISH[:6] + CHINESE[:3]):
+        messages.append({"role": "user", "content": f"{sentence} " + "filler words here " * 40})
+        messages.append({"role": "assistant", "content": "Noted. " + "more filler " * 60})
+    total = fixed_tokens("", "", ()) + sum(message_tokens(messages))
+    config = Config(context_window=int(total * 0.9) + 100, max_completion_tokens=100, safety_buffer=0)
+    path = workspace / "sessions" / "t.jsonl"
+    save_session(path, Session(key="cli:t", messages=tuple(messages)))
+    history = History(Workspace(workspace), config, clock=lambda: datetime(2026, 11, 30, 16, 40))
+    result = asyncio.run(consolidate(path, history=history, engine=OfflineEngine(), config=config))
+    assert result.status == "archived"
+    lines = [json.loads(x) for x in (workspace / "memory" / "history.jsonl").read_text().splitlines()]
+    content = "\n".join(x["content"] for x in lines)
+    assert content.startswith("- [permanent] My name is Ana Lima.\n- [permanent] I live in Porto.")
+    assert all(x["kind"] == "summary" and x["timestamp"] == "2026-11-30 16:40" for x in lines)

@@ -1,0 +1,204 @@
+"""The offline engine's Dream: routing, de-duplication, corrections, expiry, pins, determinism.
+
+Most tests run the whole Dream (run_dream + OfflineEngine + real GitStore), so every edit the
+rules propose also passes the tools and the gates.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from nanomem.dreamprompt import DreamTask
+from nanomem.offline import OfflineEngine
+from nanomem.offline_dream import is_duplicate, plan_dream_reply, route_fact
+from tests.dream_fixtures import Setup, make_setup
+
+USER = "# User\n\n## Facts\n"
+MEMORY = "# Memory\n\n## Facts\n"
+
+
+@pytest.fixture
+def setup(workspace: Path) -> Setup:
+    return make_setup(workspace)
+
+
+def seed(setup: Setup, **files: str) -> None:
+    names = {"user": "USER.md", "memory": "memory/MEMORY.md", "soul": "SOUL.md"}
+    for key, text in files.items():
+        setup.write(names[key], text)
+    setup.store.commit_manual_if_dirty()
+
+
+def dream(setup: Setup, *facts: str, now: datetime | None = None):
+    if facts:
+        setup.history.append("\n".join(facts))
+    kwargs = {"clock": (lambda: now)} if now else {}
+    return setup.dream(OfflineEngine(), **kwargs)
+
+
+def test_offline_dream_routes_facts_to_soul_user_and_memory(setup: Setup) -> None:
+    result = dream(setup, "- [durable] Please answer in Portuguese.",
+                   "- [permanent] I am allergic to peanuts.",
+                   "- [durable] Project Atlas has a budget of 4500 EUR.")
+    assert result.status == "committed", result.reason
+    assert setup.read("SOUL.md").endswith("## Behaviour\n- Please answer in Portuguese.\n")
+    assert setup.read("USER.md").endswith(
+        "## Facts\n- I am allergic to peanuts. <!-- permanent -->\n")
+    assert setup.read("memory/MEMORY.md").endswith(
+        "## Facts\n- Project Atlas has a budget of 4500 EUR.\n")
+    assert result.refused == ()
+
+
+def test_offline_dream_routes_by_wording() -> None:
+    assert route_fact("Reply in bullet points") == "SOUL.md"
+    assert route_fact("My wife is called Maria") == "USER.md"
+    assert route_fact("Meeting with the client on 2026-12-03") == "memory/MEMORY.md"
+    assert route_fact("Contract KX-7731 renews in March") == "memory/MEMORY.md"
+    assert route_fact("我对花生过敏") == "USER.md"
+
+
+def test_offline_dream_skips_near_duplicates_but_keeps_changed_numbers(setup: Setup) -> None:
+    seed(setup, user=USER + "- I am allergic to peanuts <!-- permanent -->\n",
+         memory=MEMORY + "- Contract KX-7731 ends in March\n")
+    result = dream(setup, "- [permanent] I am allergic to peanuts.",
+                   "- [durable] The contract KX-7731 ends in March.",
+                   "- [durable] Contract KX-7731 ends in April",
+                   "- [durable] Contract KX-7731 ends in April")
+    assert result.status == "committed"
+    assert setup.read("USER.md").count("peanuts") == 1
+    memory = setup.read("memory/MEMORY.md")
+    assert memory.count("March") == 1 and memory.count("April") == 1
+
+
+def test_is_duplicate_uses_containment_and_distinctive_tokens() -> None:
+    assert is_duplicate("User likes green tea", "- Likes green tea a lot")
+    assert not is_duplicate("Budget is 4500", "- Budget is 5000")
+    assert not is_duplicate("Meets Ana on Friday", "- Meets Bruno on Friday")
+    assert not is_duplicate("Likes green tea and jazz and hiking", "- Likes green tea")
+
+
+def test_offline_dream_correction_replaces_lisbon_with_porto(setup: Setup) -> None:
+    seed(setup, user=USER + "- I live in Lisbon <!-- permanent -->\n- I like tea\n")
+    result = dream(setup, "- [correction] Actually I moved from Lisbon to Porto.")
+    assert result.status == "committed", result.refused
+    assert setup.read("USER.md") == (
+        USER + "- Actually I moved from Lisbon to Porto. <!-- permanent -->\n- I like tea\n")
+    assert setup.store.show(result.commit).subject == "dream: entries 1-1: USER.md +1 -1"
+
+
+def test_offline_dream_correction_finds_the_fact_by_topic(setup: Setup) -> None:
+    seed(setup, user=USER + "- Lives in Lisbon\n- Works at Acme\n")
+    dream(setup, "- [correction] I moved to Porto last month.")
+    assert setup.read("USER.md") == USER + "- I moved to Porto last month.\n- Works at Acme\n"
+
+
+def test_offline_dream_correction_by_topic_stays_in_its_own_file(setup: Setup) -> None:
+    seed(setup, user=USER + "- Lives in Lisbon\n")
+    dream(setup, "- [correction] The meeting moved to Friday.")
+    assert setup.read("USER.md") == USER + "- Lives in Lisbon\n"
+    assert setup.read("memory/MEMORY.md").endswith("## Facts\n- The meeting moved to Friday.\n")
+
+
+def test_offline_dream_correction_fixes_a_fact_of_the_same_batch(setup: Setup) -> None:
+    dream(setup, "- [durable] The kickoff meeting is on 2026-12-01.",
+          "- [correction] The kickoff meeting moved to 2026-12-08.")
+    memory = setup.read("memory/MEMORY.md")
+    assert "2026-12-08" in memory and "2026-12-01" not in memory
+
+
+def test_offline_dream_correction_without_a_match_is_added(setup: Setup) -> None:
+    seed(setup, user=USER + "- I like tea\n")
+    dream(setup, "- [correction] My dog is called Rex, not Max.")
+    assert setup.read("USER.md").endswith("- I like tea\n- My dog is called Rex, not Max.\n")
+
+
+def test_offline_dream_expires_stale_ephemeral_facts(setup: Setup) -> None:
+    seed(setup, memory=MEMORY + "- Dentist on Friday <!-- ephemeral 2026-11-01 -->\n"
+         "- Call the plumber <!-- ephemeral 2026-11-28 -->\n- Atlas ships in Q1\n")
+    now = datetime(2026, 11, 30, 9, 0)
+    result = dream(setup, "- [ephemeral] Flight to Berlin tomorrow", now=now)
+    assert result.status == "committed", result.refused
+    assert setup.read("memory/MEMORY.md") == (
+        MEMORY + "- Call the plumber <!-- ephemeral 2026-11-28 -->\n- Atlas ships in Q1\n"
+        "- Flight to Berlin tomorrow <!-- ephemeral 2026-11-30 -->\n")
+    later = dream(setup, "- [durable] nothing else", now=now + timedelta(days=30))
+    assert later.status == "committed"
+    memory = setup.read("memory/MEMORY.md")
+    assert "plumber" not in memory and "Berlin" not in memory and "Atlas ships in Q1" in memory
+
+
+def test_offline_dream_never_touches_pinned_lines(setup: Setup) -> None:
+    pinned_old = "- Standup every Monday <!-- ephemeral 2026-01-01 --> <!-- pin -->"
+    pinned_home = "- Lives in Lisbon <!-- pin -->"
+    seed(setup, user=USER + pinned_home + "\n", memory=MEMORY + pinned_old + "\n")
+    result = dream(setup, "- [correction] Actually I moved from Lisbon to Porto.",
+                   "- [durable] Nice <!-- pin --> try", now=datetime(2026, 11, 30))
+    assert pinned_home in setup.read("USER.md").splitlines()
+    assert pinned_old in setup.read("memory/MEMORY.md").splitlines()
+    assert "Porto" not in setup.read("USER.md")
+    assert result.refused == ()
+    added = [line for line in result.diff.splitlines() if line.startswith("+-")]
+    assert added == ["+- Nice try"]  # the history cannot pin a line
+
+
+def test_offline_dream_skips_raw_entries_and_reads_plain_notes(setup: Setup) -> None:
+    setup.history.append("[RAW] USER: my password is hunter2\nASSISTANT: ok", kind="raw")
+    result = dream(setup, "I prefer metric units")
+    assert result.status == "committed"
+    assert setup.read("USER.md").endswith("## Facts\n- I prefer metric units\n")
+    assert "hunter2" not in result.diff
+
+
+def test_offline_dream_with_nothing_new_advances_the_cursor(setup: Setup) -> None:
+    seed(setup, user=USER + "- I like tea\n")
+    head = setup.store.head()
+    result = dream(setup, "- [durable] I like tea")
+    assert (result.status, result.dream_cursor_after) == ("no_changes", 1)
+    assert setup.store.head() == head
+    assert "1 duplicates" in result.note
+
+
+def test_offline_dream_is_deterministic(tmp_path: Path, workspace: Path) -> None:
+    import shutil
+
+    other = tmp_path / "copy"
+    shutil.copytree(workspace, other)
+    facts = ["- [durable] Please keep answers short.", "- [permanent] My name is Ana.",
+             "- [ephemeral] Call Bruno tomorrow about KX-7731.", "- [correction] Name is Ana Lima"]
+    outputs = []
+    for root in (workspace, other):
+        setup = make_setup(root)
+        dream(setup, *facts)
+        outputs.append({rel: setup.read(rel) for rel in ("SOUL.md", "USER.md", "memory/MEMORY.md")})
+    assert outputs[0] == outputs[1]
+    assert "- Name is Ana Lima <!-- permanent -->" in outputs[0]["USER.md"]
+
+
+def test_plan_dream_reply_edits_first_then_finishes() -> None:
+    entry = type("E", (), {"cursor": 1, "timestamp": "2026-11-30 10:00", "kind": "summary",
+                           "content": "- [durable] I like tea"})()
+    task = DreamTask((entry,), {"USER.md": USER}, datetime(2026, 11, 30), 7)
+    first = plan_dream_reply(task, [{"role": "user", "content": "..."}])
+    assert [c.name for c in first.tool_calls] == ["edit_file"]
+    assert first == plan_dream_reply(task, [{"role": "user", "content": "..."}])
+    messages = [{"role": "user", "content": "..."}, first.assistant_message(),
+                {"role": "tool", "tool_call_id": "offline-dream-1", "content": "ok: edited"}]
+    second = plan_dream_reply(task, messages)
+    assert [(c.name, json.loads(c.arguments)["status"]) for c in second.tool_calls] == [
+        ("finish", "updated")]
+    refused = [*messages[:2], {"role": "tool", "tool_call_id": "offline-dream-1",
+                               "content": "error: size"}]
+    note = json.loads(plan_dream_reply(task, refused).tool_calls[0].arguments)
+    assert note["status"] == "no_changes_needed" and "1 of 1 edits refused" in note["note"]
+
+
+def test_offline_dream_stays_within_the_file_cap(setup: Setup) -> None:
+    setup.reconfigure(file_caps={"SOUL.md": 4000, "USER.md": 330, "memory/MEMORY.md": 12000})
+    result = dream(setup, *[f"- [durable] I like fruit number {n}" for n in range(1, 10)])
+    assert result.status == "committed" and result.refused == ()
+    assert len(setup.read("USER.md")) <= 330
+    assert "skipped" in result.note
