@@ -65,10 +65,12 @@ def build_deep(root: Path, depth: int) -> tuple[GitStore, list[str]]:
     mem_tree = Tree()
     mem_tree[b"MEMORY.md"] = (0o100644, mem_blob.id)
     objects += [soul_blob, mem_blob, mem_tree]
-    user = (root / "USER.md").read_bytes()
+    header = (root / "USER.md").read_bytes()
     parent = head.encode()
     for i in range(depth):
-        user += f"- fact number {i}\n".encode()
+        # a realistic file: it keeps the 40 newest facts, so sizes stay within the caps
+        facts = "".join(f"- fact number {j}\n" for j in range(max(0, i - 39), i + 1))
+        user = header + facts.encode()
         blob = Blob.from_string(user)
         tree = Tree()
         tree[b"SOUL.md"] = (0o100644, soul_blob.id)

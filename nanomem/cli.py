@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 import logging
 import sys
@@ -347,7 +346,10 @@ _HANDLERS: dict[str, _Handler] = {
 
 
 def _is_tty(stream: TextIO) -> bool:
-    return not isinstance(stream, io.StringIO) and bool(getattr(stream, "isatty", lambda: False)())
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _progress_printer(err: TextIO) -> Callable[..., None]:

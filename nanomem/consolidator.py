@@ -26,6 +26,7 @@ from typing import Any
 
 import jsonschema
 
+from nanomem import tokens
 from nanomem.chat import ChatModel, ChatRequest, ChatResponse
 from nanomem.config import Config
 from nanomem.errors import ProviderError
@@ -37,7 +38,6 @@ from nanomem.sessions import (
     session_lock,
     tool_spans,
 )
-from nanomem import tokens
 
 log = logging.getLogger(__name__)
 
@@ -430,7 +430,7 @@ class _Run:
         if not first.over_budget:
             return self._result("under_budget", 0, first)
         fixed = self.fixed = self._scale(fixed_tokens(system_prompt, memory_context, tools))
-        chunk_limit = max(1, config.budget - _request_overhead())
+        chunk_limit = max(1, config.budget - request_overhead())
         rounds, plan, status, reason, failures = 0, first, "archived", None, 0
         while rounds < config.max_consolidate_rounds:
             messages = self.session.messages
@@ -577,7 +577,7 @@ class _Run:
 _OVERHEAD: list[int] = []
 
 
-def _request_overhead() -> int:
+def request_overhead() -> int:
     """Tokens of a consolidation request besides the chunk (prompt, tool, wrapper)."""
     if not _OVERHEAD:
         _OVERHEAD.append(tokens.estimate_text(load_prompt()) + tokens.estimate_tools([ARCHIVE_TOOL]) + 64)

@@ -8,15 +8,15 @@
 The sequence:
 
 1. take ``memory/.dream.lock`` without waiting (held: ``already_running``, nothing changed);
-2. commit hand edits of the memory files as ``manual:``;
-3. read the entries after the dream cursor and cut them into batches (:mod:`nanomem.dreamprompt`);
-4. for each batch, run the tool loop against ONE staged copy shared by the whole run: every call
+2. read the entries after the dream cursor and cut them into batches (:mod:`nanomem.dreamprompt`);
+3. for each batch, run the tool loop against ONE staged copy shared by the whole run: every call
    goes through :func:`nanomem.tools.execute_tool_call` (jsonschema, then the gates); a batch
    completes only through ``finish``; text alone gets one nudge, then the run fails;
-5. when every batch completed: write the changed files, commit ``dream:`` with a machine-made
+4. when every batch completed: commit hand edits of the memory files as ``manual:`` (the
+   staged copy started from them), write the changed files, commit ``dream:`` with a machine-made
    body and the ``Dream-Cursor``/``Batch`` trailers, and only then advance the dream cursor;
    no change advances the cursor without a commit;
-6. append refusals to ``memory/dream-audit.jsonl`` and compact the history.
+5. append refusals to ``memory/dream-audit.jsonl`` and compact the history.
 
 The run is atomic: any failure (provider error, iteration limit, missing ``finish``, a crash)
 leaves the memory files, the repository and the dream cursor exactly as they were, because
@@ -26,7 +26,7 @@ nothing is written before every batch has completed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
@@ -173,73 +173,102 @@ class _Tally:
 class _Run:
     """One run's collaborators and state; :meth:`execute` is the sequence of the module doc."""
 
-    def __init__(self, ws, config, history, store, engine, dry_run, clock, progress) -> None:
+    def __init__(self, ws: Workspace, config: Config, history: Any, store: Any, engine: ChatModel,
+                 dry_run: bool, clock: Callable[[], datetime] | None,
+                 progress: Callable[[str], None] | None) -> None:
         self.ws, self.config, self.history, self.store, self.engine = ws, config, history, store, engine
         self.dry_run = dry_run
         self.clock = clock or (lambda: datetime.now().astimezone())
         self.progress = progress
         self.tally = _Tally()
+        self.replay: _Replay | None = None
+        self.before = 0
+        self.batches: list[Batch] = []
+        self.manual_sha: str | None = None
 
     def say(self, message: str) -> None:
         log.debug("%s", message)
         if self.progress is not None:
             self.progress(message)
 
+    @property
+    def span(self) -> str | None:
+        return f"{self.batches[0].first}-{self.batches[-1].last}" if self.batches else None
+
     async def execute(self, replay: _Replay | None) -> DreamResult:
-        before = self.history.read_dream_cursor()
-        manual = None if self.dry_run else self.store.commit_manual_if_dirty()
-        manual_sha = manual.sha if manual is not None else None
-        if manual is not None:
-            self.say(f"committed hand edits first: {manual.short} {manual.subject}")
-        batches = self._plan(before, replay)
+        self.replay = replay
+        self.before = before = self.history.read_dream_cursor()
+        self.batches = batches = self._plan()
         if not batches:
             if replay is not None:
-                return self._failed(before, [], f"entries {replay.first}-{replay.last} of dream "
-                                    f"{replay.sha[:7]} are no longer in history.jsonl (compacted); "
-                                    "nothing to replay", manual_sha, replay)
+                return self._failed(f"entries {replay.first}-{replay.last} of dream {replay.sha[:7]} "
+                                    "are no longer in history.jsonl (compacted); nothing to replay")
             self.say(f"nothing to do: no history entries after cursor {before}")
+            self._commit_manual()
             self._compact()
-            return DreamResult("nothing_to_do", before, before, manual_commit=manual_sha)
-        span = f"{batches[0].first}-{batches[-1].last}"
-        self.say(f"{sum(len(b.segments) for b in batches)} segments of entries {span} "
+            return DreamResult("nothing_to_do", before, before, manual_commit=self.manual_sha)
+        self.say(f"{sum(len(b.segments) for b in batches)} segments of entries {self.span} "
                  f"in {len(batches)} batch{'es' if len(batches) != 1 else ''}")
         originals, existed = self._read_files()
         staged = StagedFiles(originals)
         instructions = read_instructions(self.ws)
         for index, batch in enumerate(batches, 1):
-            failure = await self._run_batch(batch, index, len(batches), staged, instructions)
+            failure = await self._run_batch(batch, index, staged, instructions)
             if failure is not None:
-                return self._failed(before, batches, failure, manual_sha, replay)
-        after = self._cursor_after(before, batches, replay)
+                return self._failed(failure)
+        after = self._cursor_after()
         changes = audit.summarize_changes(originals, staged.current)
         diff = audit.render_diff(originals, staged.current, existed)
-        common = dict(
-            accepted=self.tally.accepted, refused=tuple(self.tally.refusals), diff=diff,
-            batches=len(batches), batch=span, note=self._note(), manual_commit=manual_sha,
-        )
         if self.dry_run:
             self.say(f"dry run: {len(changes)} file(s) would change; nothing written")
-            return DreamResult("dry_run", before, before, **common)
+            return self._result("dry_run", before, diff=diff)
+        if self._read_files()[0] != originals:
+            return self._failed("the memory files were edited during the run; nothing was "
+                                "written; run Dream again")
+        self._commit_manual()
         if not changes:
             if after != before:
                 self.history.write_dream_cursor(after)
-            self._audit("no_changes", None, replay)
+            self._audit("no_changes")
             self._compact()
             self.say(f"no changes; dream cursor {before} -> {after}")
-            return DreamResult("no_changes", before, after, **common)
-        return self._commit(before, after, batches, span, originals, existed, staged, changes,
-                            diff, common, replay)
+            return self._result("no_changes", after, diff=diff)
+        try:
+            self._write(staged.current, changes)
+            info = self.store.commit(audit.render_subject(changes, self.span or ""),
+                                     body=self._body(changes, diff),
+                                     trailers={"Dream-Cursor": str(after), "Batch": self.span})
+        except (GitStoreError, OSError) as exc:  # put the files back: the run changes nothing
+            self._write(originals, changes, existed=existed)
+            return self._failed(f"writing or committing failed: {exc}")
+        sha = info.sha if info is not None else None
+        if sha is None:  # git saw no difference (cannot happen after a staged change)
+            log.warning("dream commit was empty although %s changed", ", ".join(changes))
+        self.history.write_dream_cursor(after)
+        self._audit("committed", sha)
+        self._compact()
+        self.say(f"committed {sha[:7] if sha else '-'}; dream cursor {before} -> {after}")
+        return self._result("committed" if sha else "no_changes", after, diff=diff, commit=sha)
+
+    def _commit_manual(self) -> None:
+        """Commit hand edits as ``manual:`` so the ``dream:`` commit holds only Dream's change.
+        Done once the run has succeeded, so a failed run leaves the repository untouched."""
+        manual = self.store.commit_manual_if_dirty()
+        if manual is not None:
+            self.manual_sha = manual.sha
+            self.say(f"committed hand edits first: {manual.short} {manual.subject}")
 
     # ---- planning and reading
-    def _plan(self, before: int, replay: _Replay | None) -> list[Batch]:
-        cfg = self.config
+    def _plan(self) -> list[Batch]:
+        cfg, replay = self.config, self.replay
         if replay is not None:
             wanted = replay.last - replay.first + 1
             entries = [e for e in self.history.read_since(replay.first - 1, limit=wanted)
                        if e.cursor <= replay.last]
             max_batches = max(1, len(entries))  # a replay redoes the whole span
         else:
-            entries = self.history.read_since(before, limit=cfg.dream_batch_entries * cfg.dream_max_batches)
+            limit = cfg.dream_batch_entries * cfg.dream_max_batches  # enough for every batch
+            entries = self.history.read_since(self.before, limit=max(1, limit))
             max_batches = cfg.dream_max_batches
         return plan_batches(entries, max_entries=cfg.dream_batch_entries,
                             max_tokens=cfg.dream_batch_tokens, max_batches=max_batches)
@@ -253,17 +282,17 @@ class _Run:
             originals[rel] = audit.decode(path.read_bytes()) if existed[rel] else ""
         return originals, existed
 
-    @staticmethod
-    def _cursor_after(before: int, batches: list[Batch], replay: _Replay | None) -> int:
+    def _cursor_after(self) -> int:
+        replay, before = self.replay, self.before
         if replay is not None:  # never backwards, and never past entries that were not processed
             return max(before, replay.last) if replay.first - 1 <= before else before
-        done = [b.completes for b in batches if b.completes is not None]
-        return max([before, *done])
+        return max([before, *(b.completes for b in self.batches if b.completes is not None)])
 
     # ---- the tool loop of one batch
-    async def _run_batch(self, batch: Batch, index: int, count: int, staged: StagedFiles,
+    async def _run_batch(self, batch: Batch, index: int, staged: StagedFiles,
                          instructions: str) -> str | None:
         """Run one batch's conversation; return None on ``finish`` or the failure reason."""
+        count = len(self.batches)
         self.say(f"batch {index}/{count}: entries {batch.span}")
         context = ToolContext(batch_text=render_batch_text(batch), config=self.config,
                               workspace_root=self.ws.root)
@@ -301,6 +330,7 @@ class _Run:
                 "requests (dream_max_iterations); nothing was changed")
 
     def _record(self, call: Any, outcome: Any, batch: Batch) -> bool:
+        """Count one outcome; True when it is an accepted ``finish``."""
         where = outcome.path or "-"
         if not outcome.accepted:
             arguments = outcome.arguments if outcome.arguments is not None else call.arguments
@@ -318,34 +348,15 @@ class _Run:
         return False
 
     # ---- endings
-    def _commit(self, before, after, batches, span, originals, existed, staged, changes, diff,
-                common, replay) -> DreamResult:
-        if self._read_files()[0] != originals:
-            return self._failed(before, batches, "the memory files were edited during the run; "
-                                "nothing was written; run Dream again", common["manual_commit"], replay)
-        written = self._write(staged.current, changes)
-        body = audit.render_body(span=span, batches=len(batches), changes=changes,
+    def _body(self, changes: Mapping[str, tuple[int, int]], diff: str) -> str:
+        return audit.render_body(span=self.span or "", batches=len(self.batches), changes=changes,
                                  accepted=self.tally.accepted, refusals=self.tally.refusals,
-                                 diff=diff, replay_of=replay.sha[:7] if replay else None)
-        try:
-            info = self.store.commit(audit.render_subject(changes, span), body=body,
-                                     trailers={"Dream-Cursor": str(after), "Batch": span})
-        except GitStoreError as exc:
-            self._write(originals, changes, existed=existed)
-            return self._failed(before, batches, f"commit failed: {exc}", common["manual_commit"], replay)
-        if info is None:  # git saw no difference (cannot happen after a staged change)
-            log.warning("dream commit was empty although %s changed", ", ".join(written))
-        self.history.write_dream_cursor(after)
-        sha = info.sha if info is not None else None
-        self._audit("committed", sha, replay)
-        self._compact()
-        self.say(f"committed {sha[:7] if sha else '-'}; dream cursor {before} -> {after}")
-        return DreamResult("committed" if sha else "no_changes", before, after, commit=sha, **common)
+                                 diff=diff, replay_of=self.replay.sha[:7] if self.replay else None)
 
-    def _write(self, texts, changes, *, existed: dict[str, bool] | None = None) -> list[str]:
+    def _write(self, texts: Mapping[str, str], changes: Mapping[str, Any], *,
+               existed: Mapping[str, bool] | None = None) -> None:
         """Write the changed files atomically (through links that stay inside the workspace).
         With ``existed``, put back the originals: a file that did not exist is removed again."""
-        done = []
         for rel in changes:
             path = self.ws.path(rel)
             target = path.resolve() if path.is_symlink() else path
@@ -353,24 +364,25 @@ class _Run:
                 target.unlink(missing_ok=True)
             else:
                 atomic_write(target, audit.encode(texts[rel]))
-            done.append(rel)
-        return done
 
-    def _failed(self, before, batches, reason, manual_sha, replay) -> DreamResult:
+    def _result(self, status: str, after: int, **extra: Any) -> DreamResult:
+        notes = [n.strip() for n in self.tally.notes if n.strip()]
+        return DreamResult(
+            status, self.before, after, accepted=self.tally.accepted,
+            refused=tuple(self.tally.refusals), batches=len(self.batches), batch=self.span,
+            note=" | ".join(notes) if notes else None, manual_commit=self.manual_sha, **extra,
+        )
+
+    def _failed(self, reason: str) -> DreamResult:
         log.warning("dream failed: %s", reason)
         self.say(f"failed: {reason}")
         if not self.dry_run:
-            self._audit("failed", None, replay)
-        return DreamResult(
-            "failed", before, before, accepted=self.tally.accepted,
-            refused=tuple(self.tally.refusals), reason=reason, batches=len(batches),
-            batch=f"{batches[0].first}-{batches[-1].last}" if batches else None,
-            manual_commit=manual_sha,
-        )
+            self._audit("failed")
+        return self._result("failed", self.before, reason=reason)
 
-    def _audit(self, outcome: str, sha: str | None, replay: _Replay | None) -> None:
+    def _audit(self, outcome: str, sha: str | None = None) -> None:
         text = audit.render_audit_lines(self.tally.refusals, time=self.clock(), outcome=outcome,
-                                        commit=sha, replay_of=replay.sha if replay else None)
+                                        commit=sha, replay_of=self.replay.sha if self.replay else None)
         audit.append_audit(self.ws.audit, text)
 
     def _compact(self) -> None:
@@ -383,7 +395,3 @@ class _Run:
             return
         if dropped:
             self.say(f"compacted history: dropped {dropped} processed entries")
-
-    def _note(self) -> str | None:
-        notes = [n.strip() for n in self.tally.notes if n.strip()]
-        return " | ".join(notes) if notes else None

@@ -48,12 +48,9 @@ _SCAN_WINDOW = 4096
 _TAIL_BLOCK = 8192
 _CURSOR_PREFIX = re.compile(rb'^\{\s*"cursor"\s*:\s*([1-9][0-9]{0,18})\s*[,}]')
 _SEGMENT = re.compile(r"^history\.overflow-([0-9]+)-([0-9]+)\.jsonl$")
-_PROBLEM_LABELS = {
-    "invalid-json": "invalid JSON",
-    "not-an-object": "JSON that is not an object",
-    "bad-cursor": "a cursor that is not a positive integer",
-    "bad-content": "a missing or non-string content",
-}
+_PROBLEM_LABELS = {"invalid-json": "invalid JSON", "not-an-object": "JSON that is not an object",
+                   "bad-cursor": "a cursor that is not a positive integer",
+                   "bad-content": "a missing or non-string content"}
 
 
 @dataclass(frozen=True)
@@ -153,10 +150,9 @@ class _Problems:
         self._seen: dict[str, tuple[int, str, str, int]] = {}  # kind -> (count, file, detail, at)
 
     def add(self, problem: LineProblem, path: Path, offset: int) -> None:
-        if problem.kind == "blank":
-            return
-        count, name, detail, at = self._seen.get(problem.kind, (0, path.name, problem.detail, offset))
-        self._seen[problem.kind] = (count + 1, name, detail, at)
+        if problem.kind != "blank":
+            count, *first = self._seen.get(problem.kind, (0, path.name, problem.detail, offset))
+            self._seen[problem.kind] = (count + 1, *first)  # type: ignore[assignment]
 
     def emit(self) -> None:
         for kind, (count, name, detail, at) in sorted(self._seen.items()):
@@ -168,9 +164,7 @@ class _Lines:
     """Line access by byte offset on a file opened in binary mode."""
 
     def __init__(self, handle: BinaryIO, path: Path, problems: _Problems) -> None:
-        self.handle = handle
-        self.path = path
-        self.problems = problems
+        self.handle, self.path, self.problems = handle, path, problems
         self.size = os.fstat(handle.fileno()).st_size
 
     def next_start(self, pos: int) -> int:
@@ -185,10 +179,7 @@ class _Lines:
         """Yield ``(start, next_start, line)`` from ``start`` (a line start) until ``stop``/EOF."""
         self.handle.seek(start)
         position = start
-        while stop is None or position < stop:
-            raw = self.handle.readline()
-            if not raw:
-                return
+        while (stop is None or position < stop) and (raw := self.handle.readline()):
             yield position, position + len(raw), raw
             position += len(raw)
 
@@ -203,10 +194,10 @@ class _Lines:
             if raw.endswith(b"\n") or result.kind == "blank":
                 self.problems.add(result, self.path, offset)
             else:  # unterminated last line: an append in progress or a torn write
-                logger.debug("%s: ignoring unterminated last line at byte %d", self.path.name, offset)
+                logger.debug("%s: unterminated last line at %d", self.path.name, offset)
         return result
 
-    def first_entry(self, start: int, stop: int) -> tuple[int, int, HistoryEntry] | None:
+    def first_entry(self, start: int, stop: int | None) -> tuple[int, int, HistoryEntry] | None:
         for line_start, next_start, raw in self.iter_from(start, stop):
             result = self.entry(raw, line_start, quick=True)
             if isinstance(result, HistoryEntry):
@@ -215,8 +206,7 @@ class _Lines:
 
     def seek_after(self, cursor: int) -> int:
         """A line start before which every entry has a cursor ``<= cursor`` (binary search)."""
-        lo, hi = 0, self.size
-        probe_hi = hi
+        lo, hi, probe_hi = 0, self.size, self.size
         while probe_hi - lo > _SCAN_WINDOW:
             mid = (lo + probe_hi) // 2
             start = self.next_start(mid)
@@ -247,8 +237,7 @@ class _Lines:
 
     def last_cursor(self) -> int:
         """Cursor of the last valid line, reading backwards from the end in blocks."""
-        end = self.size
-        carry = b""
+        end, carry = self.size, b""
         while end > 0:
             begin = max(0, end - _TAIL_BLOCK)
             self.handle.seek(begin)
@@ -275,14 +264,9 @@ def _open(path: Path) -> BinaryIO | None:
 class History:
     """The history log of one workspace. See the module docstring and docs/history.md."""
 
-    def __init__(
-        self,
-        workspace: Workspace,
-        config: Config | None = None,
-        *,
-        clock: Callable[[], datetime] | None = None,
-        dream_cursor_fallback: Callable[[], int | None] | None = None,
-    ) -> None:
+    def __init__(self, workspace: Workspace, config: Config | None = None, *,
+                 clock: Callable[[], datetime] | None = None,
+                 dream_cursor_fallback: Callable[[], int | None] | None = None) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.config = config or Config()
         self._clock = clock or datetime.now
@@ -291,11 +275,7 @@ class History:
         self._lock = FileLock(self.workspace.history_lock)
         self._migration_checked = False
         self._warned: set[tuple[str, int]] = set()
-
-    @property
-    def path(self) -> Path:
-        return self.workspace.history
-
+        self.path = self.workspace.history
 
     def append(self, text: str, *, session_key: str | None = None, kind: str | None = None) -> int:
         """Redact, cap and append one entry; return its cursor.
@@ -305,9 +285,8 @@ class History:
         """
         return self.append_many([text], session_key=session_key, kind=kind)[0]
 
-    def append_many(
-        self, texts: Iterable[str], *, session_key: str | None = None, kind: str | None = None
-    ) -> list[int]:
+    def append_many(self, texts: Iterable[str], *, session_key: str | None = None,
+                    kind: str | None = None) -> list[int]:
         """Append several entries under one lock, in one write: all of them or none."""
         if kind is not None and kind not in KINDS:
             raise HistoryError(f"history entry kind {kind!r} is unknown; use one of {KINDS}")
@@ -322,10 +301,8 @@ class History:
         with self._lock:
             base = self._next_base_locked()
             stamp = self._clock().strftime(TIMESTAMP_FORMAT)
-            entries = [
-                HistoryEntry(base + i, stamp, content, session_key, kind)
-                for i, content in enumerate(contents, start=1)
-            ]
+            entries = [HistoryEntry(base + i, stamp, content, session_key, kind)
+                       for i, content in enumerate(contents, start=1)]
             self._append_lines_locked(entries)
             self._write_cursor_file(self.workspace.cursor, entries[-1].cursor)
             self._rotate_if_needed_locked(entries[-1].cursor)
@@ -346,8 +323,7 @@ class History:
         return content
 
     def _append_lines_locked(self, entries: list[HistoryEntry]) -> None:
-        payload = b"".join(render_line(entry) for entry in entries)
-        path = self.path
+        payload, path = b"".join(render_line(entry) for entry in entries), self.path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
@@ -376,8 +352,8 @@ class History:
         return max(self._write_cursor(), self._dream_state(locked=True)[0], segment_last)
 
     def _write_cursor(self) -> int:
-        return max(self._tail_cursor(self.path), self._read_cursor_file(self.workspace.cursor)[0] or 0)
-
+        written = self._read_cursor_file(self.workspace.cursor)[0] or 0
+        return max(self._tail_cursor(self.path), written)
 
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Entries with a cursor greater than ``cursor``, in cursor order, at most ``limit``.
@@ -391,23 +367,13 @@ class History:
         if limit == 0:
             return []
         self._ensure_migrated()
-        problems = _Problems()
-        out: list[HistoryEntry] = []
-        main = _open(self.path)  # opened before listing segments: a concurrent rotation is seen
+        problems, out, floor = _Problems(), [], cursor
+        main = _open(self.path)  # before listing segments, so a concurrent rotation is seen
         try:
-            floor = cursor
-            for first, last, path in self._segments():
-                if last <= floor or (limit is not None and len(out) >= limit):
-                    continue
-                handle = _open(path)
-                if handle is None:
-                    continue
-                with handle:
-                    got = _Lines(handle, path, problems).read_since(floor, _left(limit, out))
-                out.extend(got)
-                floor = max(floor, got[-1].cursor if got else floor)
-            if main is not None and (limit is None or len(out) < limit):
-                out.extend(_Lines(main, self.path, problems).read_since(floor, _left(limit, out)))
+            for _, last, path in self._segments():
+                if last > floor:
+                    floor = _read_into(out, _open(path), path, floor, limit, problems)
+            _read_into(out, main, self.path, floor, limit, problems)
         finally:
             if main is not None:
                 main.close()
@@ -486,13 +452,11 @@ class History:
         return tail, False
 
     def _call_fallback(self) -> int | None:
-        if self._fallback is None:
-            return None
-        if self._fallback_cache is None:
+        """The git fallback's dream cursor, asked at most once per History object."""
+        if self._fallback is not None and self._fallback_cache is None:
             value = self._fallback()
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-            self._fallback_cache = (value if ok else None,)
-        return self._fallback_cache[0]
+            self._fallback_cache = (value if type(value) is int and value >= 0 else None,)
+        return self._fallback_cache[0] if self._fallback_cache else None
 
     @staticmethod
     def _read_cursor_file(path: Path) -> tuple[int | None, str]:
@@ -511,24 +475,20 @@ class History:
         except OSError as exc:
             raise HistoryError(f"{path}: cannot write cursor ({exc.strerror})") from exc
 
-
     def compact(self) -> int:
         """Drop processed entries beyond ``max_history_entries``; return how many were dropped.
 
-        Never drops an entry after the dream cursor. When more than ``10 × max_history_entries``
-        cursors are unprocessed, the oldest of them move verbatim to an overflow segment.
+        Never drops an entry after the dream cursor; a pile of more than ``10 ×
+        max_history_entries`` unprocessed cursors moves, oldest first, to an overflow segment.
         """
         self._ensure_migrated()
         with self._lock:
             return self._compact_locked()
 
     def _rotate_if_needed_locked(self, last: int) -> None:
-        handle = _open(self.path)
-        if handle is None:
-            return
-        with handle:
-            lines = _Lines(handle, self.path, _Problems())
-            found = lines.first_entry(0, lines.size)
+        """Compact when the cursors in the file span more than the overflow cap (O(1) check)."""
+        with open(self.path, "rb") as handle:
+            found = _Lines(handle, self.path, _Problems()).first_entry(0, None)
         if found is not None and last - found[2].cursor + 1 > self._overflow_cap():
             self._compact_locked()
 
@@ -540,12 +500,10 @@ class History:
         drop_upto = dream if trusted else 0
         keep = self.config.max_history_entries
         dropped = self._drop_processed_segments(drop_upto)
-        handle = _open(self.path)
-        if handle is None:
+        if not self.path.exists():
             return dropped
-        with handle:
-            raw_lines = handle.read().split(b"\n")
-        if raw_lines and raw_lines[-1] == b"":
+        raw_lines = self.path.read_bytes().split(b"\n")
+        if raw_lines[-1] == b"":
             raw_lines.pop()
         parsed = [parse_line_bytes(raw) for raw in raw_lines]
         cursors = [p.cursor for p in parsed if isinstance(p, HistoryEntry)]
@@ -555,20 +513,18 @@ class History:
         unprocessed = [c for c in cursors if c > drop_upto]
         rotate = bool(unprocessed) and last - min(unprocessed) + 1 > self._overflow_cap()
         kept: list[bytes] = []
-        moved: list[bytes] = []
-        moved_cursors: list[int] = []
+        moved: list[tuple[bytes, int]] = []
         for raw, entry in zip(raw_lines, parsed):
             old = isinstance(entry, HistoryEntry) and entry.cursor <= last - keep
             if old and entry.cursor <= drop_upto:
                 dropped += 1
             elif old and rotate:
-                moved.append(raw)
-                moved_cursors.append(entry.cursor)
+                moved.append((raw, entry.cursor))
             elif raw.strip():
                 kept.append(raw)
         if moved:
-            name = f"history.overflow-{moved_cursors[0]}-{moved_cursors[-1]}.jsonl"
-            atomic_write(self.workspace.memory_dir / name, b"\n".join(moved) + b"\n")
+            name = f"history.overflow-{moved[0][1]}-{moved[-1][1]}.jsonl"
+            atomic_write(self.workspace.memory_dir / name, b"".join(r + b"\n" for r, _ in moved))
             logger.warning("%d unprocessed history entries moved to memory/%s: Dream has not run "
                            "for a long time; run `nanomem dream`", len(moved), name)
         if moved or dropped or len(kept) != len(raw_lines):
@@ -578,13 +534,9 @@ class History:
     def _drop_processed_segments(self, dream: int) -> int:
         dropped = 0
         for _, last, path in self._segments():
-            if last > dream:
-                continue
-            handle = _open(path)
-            if handle is not None:
-                with handle:
-                    dropped += sum(1 for raw in handle if raw.strip())
-            path.unlink(missing_ok=True)
+            if last <= dream:
+                dropped += sum(1 for raw in path.read_bytes().split(b"\n") if raw.strip())
+                path.unlink()
         if dropped:
             fsync_dir(self.workspace.memory_dir)
         return dropped
@@ -605,7 +557,7 @@ class History:
         if not legacy.is_file():
             return MigrationResult("nothing_to_do", reason="no memory/HISTORY.md")
         with self._lock:
-            if _has_content(self.path):
+            if self.path.exists() and self.path.stat().st_size > 0:
                 logger.info("memory/HISTORY.md left alone: history.jsonl already has entries")
                 return MigrationResult("skipped", reason="history.jsonl is not empty")
             try:
@@ -621,17 +573,9 @@ class History:
             backup = backup_path(legacy)
             os.replace(legacy, backup)
             fsync_dir(legacy.parent)
-        logger.info("migrated %d entries from memory/HISTORY.md (kept as %s)", len(entries), backup.name)
+        logger.info("migrated %d entries from HISTORY.md (kept as %s)", len(entries), backup.name)
         cursors = [entries[0].cursor, entries[-1].cursor] if entries else [None, None]
         return MigrationResult("migrated", len(entries), *cursors, backup=backup)
-
-
-def _has_content(path: Path) -> bool:
-    handle = _open(path)
-    if handle is None:
-        return False
-    with handle:
-        return bool(handle.read(65536).strip())
 
 
 def _check_count(value: object, message: str) -> None:
@@ -639,5 +583,14 @@ def _check_count(value: object, message: str) -> None:
         raise HistoryError(f"{message}, not {value!r}")
 
 
-def _left(limit: int | None, out: list[HistoryEntry]) -> int | None:
-    return None if limit is None else limit - len(out)
+def _read_into(out: list[HistoryEntry], handle: BinaryIO | None, path: Path, floor: int,
+               limit: int | None, problems: _Problems) -> int:
+    """Extend ``out`` with ``path``'s entries above ``floor``; return the new floor."""
+    if handle is None:
+        return floor
+    with handle:
+        left = None if limit is None else limit - len(out)
+        if left == 0:
+            return floor
+        out.extend(_Lines(handle, path, problems).read_since(floor, left))
+    return max(floor, out[-1].cursor) if out else floor

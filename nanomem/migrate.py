@@ -17,7 +17,7 @@ the history lock: both cursors are set to the last migrated entry (old history i
 into Dream) and the original is renamed, byte-identical, to ``HISTORY.md.bak`` (``.bak.2`` …).
 
 Rules (see docs/history.md):
-- an entry starts at a line ``[YYYY-MM-DD HH:MM] …`` at the start of the file or after a blank line;
+- an entry starts at a line ``[YYYY-MM-DD HH:MM] …`` at the top or after a blank line;
 - a ``[RAW]`` entry runs until the next dated line that is not one of its messages
   (``[ts] ROLE: …``), so blank lines inside messages stay in the entry;
 - a prose entry runs until the next blank line; paragraphs without a date become their own
@@ -25,7 +25,8 @@ Rules (see docs/history.md):
   file, else ``default_timestamp``);
 - nothing is dropped except whitespace between entries.
 
->>> [e.timestamp for e in parse_legacy_history("[2025-03-01 09:15] hi\\n\\nnote", default_timestamp="x")]
+>>> [e.timestamp for e in parse_legacy_history("[2025-03-01 09:15] hi\\n\\nnote",
+...                                             default_timestamp="x")]
 ['2025-03-01 09:15', '2025-03-01 09:15']
 """
 

@@ -67,11 +67,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
         ),
         0,
     ),
-    ("aws-key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"), 0),
+    ("aws-key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+     0),
     (
         "aws-key",
         re.compile(
-            r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+            r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?"
+            r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
         1,
     ),
@@ -92,7 +94,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ),
     (
         "bearer-token",
-        re.compile(r"(?i:authorization)\s*[:=]\s*[\"']?(?i:bearer|token)\s+(?!\[REDACTED)([A-Za-z0-9\-._~+/]{8,}=*)"),
+        re.compile(r"(?i:authorization)\s*[:=]\s*[\"']?(?i:bearer|token)\s+"
+                   r"([A-Za-z0-9\-._~+/]{8,}=*)"),
         1,
     ),
     (

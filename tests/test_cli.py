@@ -229,3 +229,22 @@ def test_cli_runs_as_python_dash_m(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=tmp_path)
 
     assert proc.returncode == 0 and proc.stdout.startswith("nanomem ")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_cli_dream_shows_progress_on_a_terminal_only(ws: Path) -> None:
+    run("-w", str(ws), "append", "- [permanent] I am allergic to peanuts.")
+    run("-w", str(ws), "append", "- [durable] I prefer tea.")
+    (ws / "nanomem.toml").write_text("[dream]\nbatch_entries = 1\n", "utf-8")
+    out, err = io.StringIO(), _Terminal()
+
+    code = main(["-w", str(ws), "dream", "--dry-run"], stdout=out, stderr=err)
+
+    assert code == 0 and "**Dry run**" in out.getvalue()
+    progress = err.getvalue()
+    assert progress.count("dream:") >= 2 and "batch" in progress
+    assert run("-w", str(ws), "dream", "--dry-run")[2] == ""  # not a terminal: silent

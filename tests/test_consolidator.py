@@ -18,6 +18,7 @@ from nanomem.chat import ChatRequest, ChatResponse, ToolCall
 from nanomem.config import Config
 from nanomem.consolidator import (
     ARCHIVE_SCHEMA,
+    request_overhead,
     ARCHIVE_TOOL,
     check_archive_reply,
     consolidate,
@@ -123,8 +124,7 @@ def test_plan_consolidation_cuts_at_first_user_turn_reaching_target() -> None:
 
 
 def test_plan_consolidation_never_splits_a_tool_call_from_its_result() -> None:
-    roles = ["user", "assistant", "user", "assistant", "tool", "user", "assistant", "user"]
-    # the "user" at 3..4 does not exist; a user message inside a call span is not a cut
+    # the call at 1 is answered at 2 and 4: the user message at 3 is not a cut point
     roles = ["user", "assistant", "tool", "user", "tool", "assistant", "user", "assistant"]
     plan = plan_consolidation([100] * 8, roles=roles, start=0, fixed_tokens=0, budget=700,
                               ratio=0.5, tool_spans=[(1, 2), (1, 4)])
@@ -327,11 +327,8 @@ def test_consolidate_stops_after_max_rounds(workspace: Path, llm: Any) -> None:
     fake, make = llm
     messages = turns(40)
     per_turn = sum(message_tokens(messages[:2]))
-    probe = Config()
-    from nanomem.consolidator import _request_overhead
-
-    budget = _request_overhead() + int(per_turn * 2.5)
-    config = replace(probe, context_window=budget + 100, max_completion_tokens=100, safety_buffer=0)
+    budget = request_overhead() + int(per_turn * 2.5)  # each chunk fits about two turns
+    config = replace(Config(), context_window=budget + 100, max_completion_tokens=100, safety_buffer=0)
     for _ in range(5):
         fake.enqueue_tool_calls([("archive_history", archive(("durable", "A fact.")))])
     path = write_session(workspace / "sessions" / "t.jsonl", messages)

@@ -295,6 +295,20 @@ def test_run_dream_commits_hand_edits_first_as_manual(setup: Setup, transport: s
     assert "- Be brief <!-- pin -->" in user_message(fake.requests[0])
 
 
+def test_run_dream_failed_leaves_hand_edits_uncommitted(setup: Setup) -> None:
+    setup.write("SOUL.md", setup.read("SOUL.md") + "- Be brief\n")
+    setup.history.append("- [durable] Lives in Porto")
+    before = setup.snapshot()
+    fake = FakeLLM()
+    fake.enqueue_text("no")
+    fake.enqueue_text("still no")
+    with provider_over("mock", fake) as engine:
+        result = setup.dream(engine)
+    assert result.status == "failed" and result.manual_commit is None
+    assert setup.snapshot() == before
+    assert setup.store.dirty_files() == ["SOUL.md"]
+
+
 def test_run_dream_uses_the_workspace_prompt_when_present(setup: Setup) -> None:
     setup.ws.dream_prompt.write_text("Custom rules: only edit USER.md.\n", encoding="utf-8")
     setup.history.append("- [durable] Lives in Porto")

@@ -30,7 +30,7 @@ from benchmarks.quality.scenarios import Conversation
 
 AGENT_PROMPT = "You are a helpful assistant with long-term memory."
 # The small window that makes a 60-turn script overflow several times (tokens).
-SMALL_WINDOW = {"context_window": 600, "max_completion_tokens": 256, "safety_buffer": 64}
+SMALL_WINDOW = {"context_window": 1_400, "max_completion_tokens": 1_024, "safety_buffer": 96}
 MEMORY_SHARE = 0.25  # share of the prompt budget the agent gives to its memory block
 
 EngineFactory = Callable[[Workspace, Config, "ScriptClock"], ChatModel]

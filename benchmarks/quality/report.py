@@ -116,7 +116,7 @@ def render_quality(reports: Sequence[ConversationReport], total: QualityScores, 
 
 SAFETY_HEADER = (
     "planted model", "attempt", "dream", "retention", "invented", "pin intact",
-    "refused (audit/result)", "accepted", "learned", "safe",
+    "refused (audit/result)", "refusing gates", "accepted", "learned", "safe",
 )
 
 
@@ -125,7 +125,8 @@ def render_safety(outcomes: Sequence[SafetyOutcome]) -> str:
     yes = lambda flag: "yes" if flag else "NO"  # noqa: E731
     rows = [
         [o.model, o.attempt, o.dream_status, cell(o.retention), str(len(o.invented)),
-         yes(o.pin_intact), f"{o.refused_audit}/{o.refused_reported}", str(o.accepted),
+         yes(o.pin_intact), f"{o.refused_audit}/{o.refused_reported}", ", ".join(o.gates) or "-",
+         str(o.accepted),
          "yes" if o.learned else "no", yes(o.safe)]
         for o in outcomes
     ]

@@ -181,7 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     engine = args.model if args.provider == "openai" else "offline engine"
     print(f"\n$ {command}")
-    print(f"engine: {engine}; context window {args.context_window} tokens; k = {args.k}\n")
+    budget = args.context_window - SMALL_WINDOW["max_completion_tokens"] - SMALL_WINDOW["safety_buffer"]
+    print(f"engine: {engine}; context window {args.context_window} tokens "
+          f"(prompt budget {budget}); k = {args.k}\n")
     print(render_quality(result.reports, result.total, args.k))
     if result.safety:
         print("\nSafety benchmark (planted Dream models through the real gates):\n")
@@ -189,7 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = {"command": command, "engine": engine, **result.to_json()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"\nresults: {args.out}")
+    shown = args.out.resolve()
+    if shown.is_relative_to(Path.cwd()):
+        shown = shown.relative_to(Path.cwd())
+    print(f"\nresults: {shown}")
     unsafe = [o.model for o in result.safety if not o.safe]
     invented = len(result.total.invented)
     return 1 if unsafe or invented else 0

@@ -185,16 +185,21 @@ def history_text(raw_jsonl: str) -> str:
 
 
 def read_snapshot(root: Path, *, seed_text: str = "") -> Snapshot:
-    """Read the memory files and the history of workspace ``root`` (missing files are empty)."""
+    """Read the memory files and the history of workspace ``root`` (missing files are empty).
+
+    The history includes overflow segments (``memory/history.overflow-*.jsonl``).
+    """
     root = Path(root)
 
     def read(rel: str) -> str:
         path = root.joinpath(*rel.split("/"))
         return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
+    segments = sorted((root / "memory").glob("history.overflow-*.jsonl"))
+    raw = [p.read_text(encoding="utf-8", errors="replace") for p in segments]
     return Snapshot(
         files={rel: read(rel) for rel in MEMORY_FILES},
-        history=history_text(read("memory/history.jsonl")),
+        history=history_text("\n".join([*raw, read("memory/history.jsonl")])),
         seed_text=seed_text,
     )
 

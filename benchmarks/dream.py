@@ -1,0 +1,126 @@
+"""Dream benchmark: prompt tokens per batch and wall time with the offline engine.
+
+    python benchmarks/dream.py            # 20, 200 and 2,000 pending entries
+    python benchmarks/dream.py --quick    # 20 and 200
+
+For each size it builds a fresh workspace (template files, real git repository), appends that
+many consolidator-style summary entries, then runs Dream with the offline engine until nothing is
+pending. It prints, measured in this run:
+
+- the estimated prompt tokens of the first request of each batch (``tokens.estimate_messages``),
+  as min / median / max over all batches, and how they grow as the memory files fill;
+- the wall time of the first run (at most ``dream_max_batches`` batches) and of draining the
+  whole backlog, with the time per entry, so sizes compare as ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from nanomem.chat import ChatRequest, ChatResponse  # noqa: E402
+from nanomem.config import Config  # noqa: E402
+from nanomem.dream import run_dream  # noqa: E402
+from nanomem.gitstore import GitStore  # noqa: E402
+from nanomem.history import History  # noqa: E402
+from nanomem.offline import OfflineEngine  # noqa: E402
+from nanomem.tokens import estimate_messages  # noqa: E402
+from nanomem.workspace import Workspace, init_workspace  # noqa: E402
+
+NOW = datetime(2026, 11, 30, 12, 0)
+TEMPLATES = (
+    "- [durable] Project P{n} has a budget of {k} EUR and is owned by team T{m}.",
+    "- [permanent] I keep pet number {n} called Pet{n}.",
+    "- [durable] Please format report {n} as bullet points.",
+    "- [ephemeral] Meeting M{n} is tomorrow at 10:{m:02d}.",
+    "- [correction] Project P{p} budget changed to {k} EUR.",
+)
+
+
+class Recording:
+    """Wraps the offline engine; keeps the prompt estimate of each batch's first request."""
+
+    name = "offline"
+
+    def __init__(self) -> None:
+        self.inner = OfflineEngine(clock=lambda: NOW)
+        self.first_prompts: list[int] = []
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        if len(request.messages) == 2:  # a new batch conversation: system + files/history
+            self.first_prompts.append(estimate_messages(request.messages))
+        return await self.inner.complete(request)
+
+
+def entry_text(n: int) -> str:
+    return "\n".join(
+        TEMPLATES[(n + i) % len(TEMPLATES)].format(n=n * 10 + i, m=(n + i) % 60, k=1000 + n * 7 + i,
+                                                  p=max(1, n * 10 + i - 30))
+        for i in range(3)
+    )
+
+
+def run_size(size: int, config: Config) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        init_workspace(root)
+        ws = Workspace(root)
+        store = GitStore.open(ws, config)
+        history = History(ws, config, clock=lambda: NOW)
+        history.append_many([entry_text(n) for n in range(1, size + 1)], kind="summary")
+        engine = Recording()
+        runs, first_run, start = 0, 0.0, time.perf_counter()
+        while True:
+            began = time.perf_counter()
+            result = asyncio.run(run_dream(ws, config=config, history=history, store=store,
+                                           engine=engine, clock=lambda: NOW))
+            if runs == 0:
+                first_run = time.perf_counter() - began
+            if result.status == "nothing_to_do":
+                break
+            if result.status == "failed":
+                raise SystemExit(f"dream failed at size {size}: {result.reason}")
+            runs += 1
+        total = time.perf_counter() - start
+        prompts = engine.first_prompts
+        return {
+            "size": size, "runs": runs, "batches": len(prompts), "first_run_s": first_run,
+            "total_s": total, "per_entry_ms": 1000 * total / size,
+            "tok_min": min(prompts), "tok_med": statistics.median(prompts), "tok_max": max(prompts),
+            "tok_first": prompts[0], "tok_last": prompts[-1],
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only 20 and 200 pending entries")
+    args = parser.parse_args(argv)
+    sizes = (20, 200) if args.quick else (20, 200, 2000)
+    config = Config()
+    print(f"offline Dream; batch = {config.dream_batch_entries} entries / "
+          f"{config.dream_batch_tokens} tokens, at most {config.dream_max_batches} batches per run")
+    print(f"{'pending':>8} {'runs':>5} {'batches':>8} {'first run':>10} {'drain all':>10} "
+          f"{'ms/entry':>9}   prompt tokens per batch: min / median / max (first -> last)")
+    rows = [run_size(size, config) for size in sizes]
+    for row in rows:
+        print(f"{row['size']:>8} {row['runs']:>5} {row['batches']:>8} {row['first_run_s']:>9.2f}s "
+              f"{row['total_s']:>9.2f}s {row['per_entry_ms']:>9.2f}   "
+              f"{row['tok_min']} / {row['tok_med']:.0f} / {row['tok_max']} "
+              f"({row['tok_first']} -> {row['tok_last']})")
+    base = rows[0]
+    for row in rows[1:]:
+        print(f"{row['size']} vs {base['size']} entries: {row['size'] / base['size']:.0f}x the "
+              f"entries took {row['total_s'] / base['total_s']:.1f}x the time")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
