@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -63,6 +64,7 @@ _BULLET = re.compile(r"^\s*[-*+]\s+\S")
 _ROLE_LINE = re.compile(r"^\s*(USER|ASSISTANT|SYSTEM|TOOL)\s*:", _I)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"[^\W_]+(?:[-.,:/'][^\W_]+)*")
 
 _SOUL = re.compile(
@@ -261,7 +263,8 @@ def render_line(fact: Fact, *, permanent: bool = False) -> str:
     return line
 
 
-def tokens(text: str, *, topics: bool = False) -> set[str]:
+@lru_cache(maxsize=8192)
+def tokens(text: str, *, topics: bool = False) -> frozenset[str]:
     """Normalised content tokens: casefolded words without stop words or a plural ``s``,
     CJK character pairs, and (with ``topics``) topic tags such as ``@home``.
 
@@ -275,17 +278,18 @@ def tokens(text: str, *, topics: bool = False) -> set[str]:
         if topics:
             out.update(_TOPIC_OF[ch] for ch in run if ch in _TOPIC_OF)
     for word in _WORD.findall(_CJK_RUN.sub(" ", text)):
-        word = word.replace(",", "") if any(c.isdigit() for c in word) else word
+        word = word.replace(",", "") if _DIGIT.search(word) else word
         if word in _STOP:
             continue
         if topics and word in _TOPIC_OF:
             out.add(_TOPIC_OF[word])
             continue
         out.add(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
-    return out
+    return frozenset(out)
 
 
-def distinctive(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def distinctive(text: str) -> frozenset[str]:
     """Numbers, identifiers and capitalised names (not opening a sentence), casefolded.
 
     >>> sorted(distinctive("Contract KX-7731 with Ana ends in March"))
@@ -297,11 +301,11 @@ def distinctive(text: str) -> set[str]:
     for match in _WORD.finditer(text):
         word = match.group(0)
         opening = match.start() == 0 or re.search(r"[.!?:]\s*$", text[:match.start()])
-        if any(c.isdigit() for c in word):
+        if _DIGIT.search(word):
             out.add(word.replace(",", "").casefold())
         elif word[:1].isupper() and not opening and word.casefold() not in _STOP:
             out.add(word.casefold())
-    return out
+    return frozenset(out)
 
 
 def is_duplicate(fact: str, line: str) -> bool:
