@@ -100,9 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--replay", metavar="SHA", default=None,
                    help="re-process the batch of a Dream commit")
-    p.add_argument("--provider", choices=PROVIDERS, default=None)
-    p.add_argument("--base-url", default=None, metavar="URL")
-    p.add_argument("--model", default=None, metavar="M")
+    p.add_argument("--provider", choices=PROVIDERS, default=None,
+                   help="engine for this run (default: nanomem.toml / NANOMEM_PROVIDER / offline)")
+    p.add_argument("--base-url", default=None, metavar="URL",
+                   help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
+    p.add_argument("--model", default=None, metavar="M", help="model name at that endpoint")
     p = add("log", "show the latest Dream commit, or any commit (same as /dream-log)")
     p.add_argument("sha", nargs="?", metavar="SHA")
     p.add_argument("--json", action="store_true", help="machine-readable output")

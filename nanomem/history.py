@@ -483,7 +483,11 @@ class History:
         """
         self._ensure_migrated()
         with self._lock:
-            return self._compact_locked()
+            try:
+                return self._compact_locked()
+            except OSError as exc:
+                raise HistoryError(f"{self.path}: compaction failed ({exc.strerror}); nothing "
+                                   "was lost and the next compaction retries") from exc
 
     def _rotate_if_needed_locked(self, last: int) -> None:
         """Compact when the cursors in the file span more than the overflow cap (O(1) check)."""
