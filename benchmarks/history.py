@@ -134,16 +134,16 @@ def main(argv: list[str] | None = None) -> int:
         naive = duplicates(base, "naive", 8, per_proc)
     first, last = sizes[0], sizes[-1]
     label = f"{last // 1000}k/{first // 1000}k" if last < 1_000_000 else "1M/10k"
-    header = f"{'measure':44}" + "".join(f"{f'{s:,}':>12}" for s in sizes) + f"{label:>10}"
+    header = f"{'measure':48}" + "".join(f"{f'{s:,}':>12}" for s in sizes) + f"{label:>10}"
     print(header)
     print("-" * len(header))
     names = [f"append (ms, median of {repeat})", f"read_since({NEW} new) (ms, median of {repeat})",
              "history.jsonl size (MB)"]
     for index, name in enumerate(names):
         values = [rows[s][index] for s in sizes]
-        print(f"{name:44}" + "".join(f"{v:>12.3f}" for v in values) + f"{values[-1] / values[0]:>9.2f}x")
-    print(f"{'duplicate cursors, 8 processes (nanomem)':44}{f'{locked[0]} of {locked[1]}':>12}")
-    print(f"{'duplicate cursors, 8 processes (naive, no lock)':44}{f'{naive[0]} of {naive[1]}':>12}")
+        print(f"{name:48}" + "".join(f"{v:>12.3f}" for v in values) + f"{values[-1] / values[0]:>9.2f}x")
+    print(f"{'duplicate cursors, 8 processes (nanomem)':48}{f'{locked[0]} of {locked[1]}':>12}")
+    print(f"{'duplicate cursors, 8 processes (naive, no lock)':48}{f'{naive[0]} of {naive[1]}':>12}")
     return 0
 
 

@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -25,6 +26,9 @@ from typing import Any, TextIO
 from nanomem import __version__, commands
 from nanomem.config import PROVIDERS, load_config
 from nanomem.errors import CommandError, NanomemError
+from nanomem.gitstore import GitStore, locate_git_dir
+from nanomem.memory import Memory
+from nanomem.workspace import init_workspace
 
 _Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
@@ -41,7 +45,10 @@ _EXAMPLES = {
         "  nanomem dream --replay 4f1c2ab      # re-process the batch of that Dream commit\n"
         "  nanomem dream --provider openai --base-url http://localhost:11434/v1 --model qwen2.5:7b"
     ),
-    "log": "examples:\n  nanomem log            # the latest Dream commit\n  nanomem log 4f1c --json",
+    "log": (
+        "examples:\n  nanomem log            # the latest Dream commit\n"
+        "  nanomem log 4f1c --json"
+    ),
     "restore": (
         "examples:\n  nanomem restore        # list recent versions\n"
         "  nanomem restore 4f1c   # files back to their state before 4f1c"
@@ -142,6 +149,9 @@ def main(
     except KeyboardInterrupt:
         print("nanomem: interrupted", file=err)
         return 130
+    except BrokenPipeError:  # `nanomem log | head`: the reader left; stop quietly like git
+        _silence_stdout(out)
+        return 141
     except Exception as exc:  # the one catch-all (STYLE: only at the top of main)
         if args.debug:
             traceback.print_exc(file=err)
@@ -151,6 +161,14 @@ def main(
             file=err,
         )
         return 1
+
+
+def _silence_stdout(out: TextIO) -> None:
+    if out is sys.stdout:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 def _setup_logging(args: argparse.Namespace, err: TextIO) -> None:
@@ -172,9 +190,7 @@ def _root(args: argparse.Namespace) -> Path:
     return Path(getattr(args, "workspace", None) or ".").expanduser()
 
 
-def _memory(args: argparse.Namespace, overrides: dict[str, Any] | None = None) -> Any:
-    from nanomem.memory import Memory
-
+def _memory(args: argparse.Namespace, overrides: dict[str, Any] | None = None) -> Memory:
     root = _root(args)
     if not root.is_dir():
         raise CommandError(f"{root}: no such workspace directory; run `nanomem init {root}`")
@@ -186,9 +202,6 @@ def _print_json(data: Any, out: TextIO) -> None:
 
 
 def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from nanomem.gitstore import GitStore, locate_git_dir
-    from nanomem.workspace import init_workspace
-
     root = Path(args.dir).expanduser() if args.dir else _root(args)
     created = init_workspace(root)
     config = load_config(root)
@@ -254,10 +267,29 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(data, out)
     else:
-        print(f"consolidate: {data.get('status')}; " + ", ".join(
-            f"{k} {v}" for k, v in data.items() if k != "status" and v not in (None, [], ())
-        ), file=out)
+        print(render_consolidation(data), file=out)
     return 1 if data.get("status") == "failed" else 0
+
+
+def render_consolidation(data: dict[str, Any]) -> str:
+    """One line for ``nanomem consolidate``.
+
+    >>> render_consolidation({"status": "under_budget", "estimate": 120, "budget": 800})
+    'under budget: the prompt is ~120 tokens of 800; nothing to archive'
+    """
+    status = data.get("status")
+    if status == "under_budget":
+        return (f"under budget: the prompt is ~{data.get('estimate')} tokens of "
+                f"{data.get('budget')}; nothing to archive")
+    if status == "archived":
+        text = (f"archived {data.get('archived_messages')} messages into history cursors "
+                f"{data.get('cursors')} in {data.get('rounds')} round(s); prompt "
+                f"~{data.get('estimate')} -> ~{data.get('estimate_after')} tokens "
+                f"(budget {data.get('budget')})")
+        if (data.get("estimate_after") or 0) > (data.get("budget") or 0):
+            text += "; still over budget: run it again"
+        return text
+    return f"{status}: {data.get('reason') or 'see --json for details'}"
 
 
 def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

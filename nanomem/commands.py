@@ -271,7 +271,8 @@ def render_status(status: Mapping[str, Any]) -> str:
         lines.append(f"- `{rel}` {size['chars']:,}/{size['cap']:,} chars{flag}")
     last = status.get("last_dream")
     if last:
-        lines.append(f"- last Dream: `{short(last['sha'])}` {_time(last['time'])} {last['subject']}")
+        sha, when = short(last["sha"]), _time(last["time"])
+        lines.append(f"- last Dream: `{sha}` {when} {last['subject']}")
     else:
         lines.append("- last Dream: none yet")
     running = status.get("dream_running")

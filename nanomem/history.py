@@ -408,7 +408,6 @@ class History:
         matches = [m for m in map(_SEGMENT.match, names) if m]
         return sorted((int(m[1]), int(m[2]), self.workspace.memory_dir / m[0]) for m in matches)
 
-
     def read_dream_cursor(self) -> int:
         """The dream cursor; a damaged file is recovered, never read as 0 (docs/history.md)."""
         self._ensure_migrated()
@@ -544,7 +543,6 @@ class History:
         if dropped:
             fsync_dir(self.workspace.memory_dir)
         return dropped
-
 
     def _ensure_migrated(self) -> None:
         if not self._migration_checked:

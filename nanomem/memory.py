@@ -35,10 +35,14 @@ from typing import Any, TypeVar
 from nanomem import commands
 from nanomem.chat import ChatModel
 from nanomem.config import Config, load_config
+from nanomem.consolidator import consolidate
 from nanomem.context import render_context
+from nanomem.dream import builtin_instructions, run_dream
 from nanomem.errors import CommandError, ConfigError, DreamError, GitStoreError, WorkspaceError
 from nanomem.fsutil import FileLock, atomic_write
+from nanomem.gitstore import GitStore, locate_git_dir
 from nanomem.history import History
+from nanomem.provider import make_engine, read_provider_notes
 from nanomem.workspace import MEMORY_FILES, Workspace
 
 log = logging.getLogger(__name__)
@@ -132,7 +136,9 @@ class Memory:
         engine: ChatModel | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
+        if not isinstance(workspace, Workspace):
+            workspace = Workspace(Path(workspace))
+        self.workspace = workspace
         if not self.workspace.root.is_dir():
             raise WorkspaceError(
                 f"{self.workspace.root}: no such workspace directory; "
@@ -141,9 +147,10 @@ class Memory:
         self.config = config if config is not None else load_config(self.workspace.root)
         self.clock = clock or _local_now
         self._engine = engine
-        self._store: Any = None
+        self._store: GitStore | None = None
         self._job: DreamJob | None = None
         self._job_lock = threading.Lock()
+        self._parts_lock = threading.Lock()
         self.last_dream: Any = None
         self.history = History(
             self.workspace,
@@ -155,25 +162,21 @@ class Memory:
     @property
     def engine(self) -> ChatModel:
         """The model engine (offline unless an endpoint is configured)."""
-        if self._engine is None:
-            from nanomem.provider import make_engine
-
-            self._engine = make_engine(self.config, self.workspace, clock=self.clock)
-        return self._engine
+        with self._parts_lock:
+            if self._engine is None:
+                self._engine = make_engine(self.config, self.workspace, clock=self.clock)
+            return self._engine
 
     @property
-    def store(self) -> Any:
+    def store(self) -> GitStore:
         """The memory repository (:class:`~nanomem.gitstore.GitStore`), created if missing."""
-        if self._store is None:
-            from nanomem.gitstore import GitStore
-
-            self._store = GitStore.open(self.workspace, self.config, clock=self.clock)
-        return self._store
+        with self._parts_lock:
+            if self._store is None:
+                self._store = GitStore.open(self.workspace, self.config, clock=self.clock)
+            return self._store
 
     def has_repository(self) -> bool:
         """Whether the memory repository exists (without creating it)."""
-        from nanomem.gitstore import locate_git_dir
-
         return self._store is not None or locate_git_dir(self.workspace.root)[0].is_dir()
 
     def _dream_cursor_from_git(self) -> int | None:
@@ -209,8 +212,6 @@ class Memory:
         your prompt carries (default: :meth:`context` at the full budget). Cheap when under
         budget; returns the ``ConsolidationResult``.
         """
-        from nanomem.consolidator import consolidate
-
         config = self.config
         if context_window is not None:
             config = dataclasses.replace(config, context_window=context_window)
@@ -258,8 +259,6 @@ class Memory:
         >>> Memory("ws").dream().status  # doctest: +SKIP
         'committed'
         """
-        from nanomem.dream import run_dream
-
         result = await run_dream(
             self.workspace,
             config=self.config,
@@ -370,8 +369,6 @@ class Memory:
             text = custom.read_text(encoding="utf-8", errors="replace")
             if text.strip():
                 return text, "prompts/dream.md"
-        from nanomem.dream import builtin_instructions
-
         return builtin_instructions(), "built-in"
 
     def init_dream_prompt(self) -> tuple[str, bool]:
@@ -382,8 +379,6 @@ class Memory:
         custom = self.workspace.dream_prompt
         if custom.is_file() and custom.read_text(encoding="utf-8", errors="replace").strip():
             return "prompts/dream.md", False
-        from nanomem.dream import builtin_instructions
-
         atomic_write(custom, builtin_instructions())
         return "prompts/dream.md", True
 
@@ -393,8 +388,6 @@ class Memory:
         The stable keys are ``cursor``, ``dream_cursor``, ``pending``, ``git_dir``, ``head``
         and ``provider`` (DESIGN §8). The API key is never included.
         """
-        from nanomem.provider import read_provider_notes
-
         files = {}
         for rel, path in self.workspace.memory_paths().items():
             chars = len(path.read_bytes().decode("utf-8", "replace")) if path.is_file() else 0

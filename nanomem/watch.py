@@ -32,6 +32,7 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from nanomem.fsutil import FileLock
 from nanomem.workspace import MEMORY_FILES, Workspace
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ class Watcher:
     """The watch loop of one :class:`~nanomem.memory.Memory`.
 
     >>> watcher = Watcher(Memory("ws"))     # doctest: +SKIP
-    >>> watcher.run()                         # until SIGINT/SIGTERM or watcher.stop()  # doctest: +SKIP
+    >>> watcher.run()  # until SIGINT/SIGTERM or watcher.stop()  # doctest: +SKIP
     """
 
     def __init__(self, memory: Any, *, clock: Clock = time.monotonic, tick: float = 0.2) -> None:
@@ -163,7 +164,8 @@ class Watcher:
         if kind is None:
             return
         with self._lock:
-            self.noted.append(Path(path).absolute().relative_to(self.memory.workspace.root).as_posix())
+            rel = Path(path).absolute().relative_to(self.memory.workspace.root)
+            self.noted.append(rel.as_posix())
             self.scheduler.note(kind, self.clock())
 
     def step(self) -> list[str]:
@@ -179,11 +181,8 @@ class Watcher:
                 self.scheduler.committed()
             reason = self.scheduler.dream_reason(now)
         try:
-            if commit_due:
-                info = self.memory.store.commit_manual_if_dirty()
-                if info is not None:
-                    log.info("committed hand edits as %s (%s)", info.sha[:7], info.subject)
-                    done.append("commit")
+            if commit_due and self._commit_hand_edits(now):
+                done.append("commit")
             if reason is not None:
                 with self._lock:
                     self.scheduler.dreamed(now)
@@ -196,11 +195,28 @@ class Watcher:
             log.exception("watch step failed; still watching")
         return done
 
+    def _commit_hand_edits(self, now: float) -> bool:
+        """Commit hand edits unless a Dream (maybe another process) is mid-write: then retry."""
+        lock = FileLock(self.memory.workspace.dream_lock)
+        if not lock.acquire(blocking=False):
+            with self._lock:
+                self.scheduler.note("memory", now)  # try again after the debounce
+            return False
+        try:
+            info = self.memory.store.commit_manual_if_dirty()
+        finally:
+            lock.release()
+        if info is not None:
+            log.info("committed hand edits as %s (%s)", info.sha[:7], info.subject)
+        return info is not None
+
     def stop(self) -> None:
         """Ask the loop to finish its current step and return."""
         self._stop.set()
 
-    def run(self, *, on_ready: Callable[[], None] | None = None, install_signals: bool = True) -> None:
+    def run(
+        self, *, on_ready: Callable[[], None] | None = None, install_signals: bool = True
+    ) -> None:
         """Watch until :meth:`stop`, SIGINT or SIGTERM."""
         ws = self.memory.workspace
         ws.memory_dir.mkdir(parents=True, exist_ok=True)

@@ -248,3 +248,19 @@ def test_cli_dream_shows_progress_on_a_terminal_only(ws: Path) -> None:
     progress = err.getvalue()
     assert progress.count("dream:") >= 2 and "batch" in progress
     assert run("-w", str(ws), "dream", "--dry-run")[2] == ""  # not a terminal: silent
+
+
+def test_cli_reports_an_unexpected_error_as_internal_with_a_debug_hint(monkeypatch, ws: Path) -> None:
+    import nanomem.cli as cli
+
+    def broken(args, out, err) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(cli._HANDLERS, "status", broken)
+
+    code, _, err = run("-w", str(ws), "status")
+    debug_code, _, debug_err = run("--debug", "-w", str(ws), "status")
+
+    assert code == 1 and "internal error: RuntimeError: boom" in err and "--debug" in err
+    assert "Traceback" not in err
+    assert debug_code == 1 and "Traceback" in debug_err

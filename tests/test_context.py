@@ -85,7 +85,8 @@ def test_render_context_keeps_kept_lines_in_file_order_when_truncating() -> None
 
     numbers = [int(m.group(1)) for ln in lines if (m := re.search(r"number (\d+)", ln))]
     assert numbers == sorted(numbers) and numbers[0] == 0
-    assert lines.index("- Late fact. <!-- pin -->") > lines.index(f"- Project fact number {numbers[-1]} about the Atlas rollout plan.")
+    last_kept = f"- Project fact number {numbers[-1]} about the Atlas rollout plan."
+    assert lines.index("- Late fact. <!-- pin -->") > lines.index(last_kept)
 
 
 def test_render_context_shares_the_budget_across_files_when_one_is_huge() -> None:
@@ -115,7 +116,9 @@ _file = st.lists(_line, max_size=40).map(lambda ls: "\n".join(ls))
     files=st.dictionaries(st.sampled_from(sorted(CAPS)), _file, min_size=1, max_size=3),
     budget=st.integers(min_value=0, max_value=400),
 )
-def test_render_context_never_exceeds_budget_nor_cuts_silently(files: dict[str, str], budget: int) -> None:
+def test_render_context_never_exceeds_budget_nor_cuts_silently(
+    files: dict[str, str], budget: int
+) -> None:
     text = render_context(files, CAPS, budget)
 
     assert estimate_text(text) <= budget

@@ -102,4 +102,5 @@ def test_demo_fails_when_dream_changes_nothing() -> None:
 
     code = run_demo(out, engine=LazyDreamEngine())
 
-    assert code == 1 and "Demo FAILED at step 4: expected Dream committed (got no_changes" in out.getvalue()
+    assert code == 1
+    assert "Demo FAILED at step 4: expected Dream committed (got no_changes" in out.getvalue()

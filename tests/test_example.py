@@ -21,10 +21,13 @@ def _init(root: Path) -> None:
     assert main(["init", str(root)], stdout=io.StringIO()) == 0
 
 
-def test_example_agent_loop_chats_saves_the_session_and_routes_slash_commands(tmp_path: Path) -> None:
+def test_example_agent_loop_chats_saves_the_session_and_routes_slash_commands(
+    tmp_path: Path,
+) -> None:
     root = tmp_path / "ws"
     _init(root)
-    (root / "USER.md").write_text("# User\n\n## Facts\n- Allergic to peanuts. <!-- pin -->\n", "utf-8")
+    user = "# User\n\n## Facts\n- Allergic to peanuts. <!-- pin -->\n"
+    (root / "USER.md").write_text(user, "utf-8")
     fake = FakeLLM()
     fake.enqueue_text("Hello Ana! No peanuts, noted.")
     fake.enqueue_text("Porto is lovely.")

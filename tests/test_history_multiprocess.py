@@ -63,7 +63,7 @@ def run_processes(root: Path, commands: list[list[str]]) -> list[str]:
     return outputs
 
 
-def test_eight_processes_appending_get_unique_increasing_cursors_and_whole_lines(workspace: Path) -> None:
+def test_append_from_eight_processes_gives_unique_increasing_cursors_and_whole_lines(workspace: Path) -> None:
     writers, per_writer = 8, 25
     outputs = run_processes(
         workspace,
@@ -83,7 +83,7 @@ def test_eight_processes_appending_get_unique_increasing_cursors_and_whole_lines
     assert (workspace / "memory" / ".cursor").read_text().strip() == str(writers * per_writer)
 
 
-def test_compaction_racing_appenders_loses_no_unprocessed_entry(workspace: Path) -> None:
+def test_compact_racing_appenders_loses_no_unprocessed_entry(workspace: Path) -> None:
     writers, per_writer = 4, 30
     commands = [[APPENDER, str(workspace), f"w{n}", str(per_writer), "3"] for n in range(writers)]
     commands.append([COMPACTOR, str(workspace), "25"])

@@ -113,7 +113,7 @@ def test_migrate_legacy_moves_entries_and_sets_both_cursors(workspace: Path) -> 
     assert (workspace / "memory" / "HISTORY.md.bak").read_bytes() == original
 
 
-def test_migrated_history_is_not_replayed_into_dream(workspace: Path) -> None:
+def test_migrate_legacy_history_is_not_replayed_into_dream(workspace: Path) -> None:
     write_legacy(workspace, LEGACY.encode())
     history = history_for(workspace)
     assert history.append("fresh fact") == 6  # first use migrates lazily

@@ -18,6 +18,7 @@ import pytest
 from nanomem.chat import ChatRequest, ChatResponse
 from nanomem.cli import main
 from nanomem.config import Config
+from nanomem.fsutil import FileLock
 from nanomem.gitstore import GitStore
 from nanomem.memory import Memory
 from nanomem.watch import Watcher, WatchScheduler, classify_path
@@ -146,6 +147,25 @@ def test_watcher_step_commits_hand_edits_after_the_debounce(memory: Memory) -> N
     assert _subjects(memory)[0] == "manual: USER.md"
 
 
+def test_watcher_step_waits_while_a_dream_holds_the_lock(memory: Memory) -> None:
+    fake = FakeTime()
+    watcher = Watcher(memory, clock=fake)
+    memory.workspace.user.write_text("# User\n- Likes jazz.\n", "utf-8")
+    watcher.on_path(str(memory.workspace.user))
+    lock = FileLock(memory.workspace.dream_lock)
+    assert lock.acquire(blocking=False)
+    try:
+        fake.now += 1
+        assert watcher.step() == []  # a Dream (maybe another process) is writing: no manual:
+    finally:
+        lock.release()
+    fake.now += 0.1
+    assert watcher.step() == []  # retried only after the debounce
+    fake.now += 0.2
+    assert watcher.step() == ["commit"]
+    assert _subjects(memory)[0] == "manual: USER.md"
+
+
 def test_watcher_step_dreams_when_idle_with_pending_entries(memory: Memory) -> None:
     fake = FakeTime()
     watcher = Watcher(memory, clock=fake)
@@ -209,7 +229,11 @@ def test_watcher_with_a_real_observer_commits_an_edit_and_ignores_its_own_files(
         ws.user.write_text("# User\n- Lives in Porto.\n", "utf-8")
 
         reader = GitStore.open(ws.root, memory.config, create=False)
-        assert _wait_until(lambda: (c := reader.latest("manual")) is not None and c.files == ("USER.md",))
+        def committed() -> bool:
+            info = reader.latest("manual")
+            return info is not None and info.files == ("USER.md",)
+
+        assert _wait_until(committed)
         reader.close()
     finally:
         watcher.stop()
