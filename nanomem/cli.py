@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -140,9 +140,9 @@ def main(
             args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version or a usage error
         return exc.code if isinstance(exc.code, int) else 2
-    _setup_logging(args, err)
     try:
-        return _HANDLERS[args.command_name](args, out, err)
+        with _cli_logging(args, err):
+            return _HANDLERS[args.command_name](args, out, err)
     except NanomemError as exc:
         print(f"nanomem {args.command_name}: error: {exc}", file=err)
         return exc.exit_code
@@ -171,19 +171,25 @@ def _silence_stdout(out: TextIO) -> None:
             pass
 
 
-def _setup_logging(args: argparse.Namespace, err: TextIO) -> None:
+@contextlib.contextmanager
+def _cli_logging(args: argparse.Namespace, err: TextIO) -> Iterator[None]:
+    """Send nanomem's log records to ``err`` for the duration of one command, then undo it."""
     level = logging.DEBUG if args.debug else (
         logging.INFO if args.command_name == "watch" else logging.WARNING
     )
-    root = logging.getLogger("nanomem")
-    for handler in list(root.handlers):
-        if getattr(handler, "_nanomem_cli", False):
-            root.removeHandler(handler)
+    logger = logging.getLogger("nanomem")
     handler = logging.StreamHandler(err)
-    handler._nanomem_cli = True  # type: ignore[attr-defined]
+    handler.setLevel(level)
     handler.setFormatter(logging.Formatter("nanomem: %(levelname)s %(message)s"))
-    root.addHandler(handler)
-    root.setLevel(level)
+    old_level = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > level:
+        logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
 
 
 def _root(args: argparse.Namespace) -> Path:
