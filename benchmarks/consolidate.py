@@ -25,7 +25,7 @@ from typing import Any
 
 from nanomem import tokens
 from nanomem.config import Config
-from nanomem.consolidator import check_budget
+from nanomem.budget import check_budget
 from nanomem.sessions import Session, append_to
 
 NOW = datetime(2026, 11, 30, 12, 0)

@@ -1,15 +1,13 @@
 """The Consolidator (hot path, DESIGN §2): archive a session's oldest turns into history.
 
-Pure parts: :data:`ARCHIVE_TOOL`, :func:`plan_consolidation` (trigger, target and cut points),
-:func:`check_archive_reply` (the model's tool call, validated with jsonschema),
-:func:`render_summary_entries` and :func:`render_raw_entries`. The thin I/O part is
-:func:`consolidate`, which loads the session, calls the engine, appends to history and only
-then advances ``last_consolidated``.
+Pure parts: :data:`ARCHIVE_TOOL`, :func:`build_request`, :func:`check_archive_reply` (the
+model's tool call, validated with jsonschema), :func:`render_summary_entries` and
+:func:`render_raw_entries`; the budget check and cut planning are in :mod:`nanomem.budget`.
+The thin I/O part is :func:`consolidate`, which loads the session, calls the engine, appends
+to history and only then advances ``last_consolidated``.
 
->>> plan = plan_consolidation([1000] * 8, roles=["user", "assistant"] * 4, start=0,
-...                           fixed_tokens=500, budget=6000, ratio=0.5)
->>> (plan.over_budget, plan.start, plan.end, plan.estimate_after)
-(True, 0, 6, 2500)
+>>> render_summary_entries([("durable", "Prefers tea."), ("ephemeral", "Tired today.")])
+['- [durable] Prefers tea.\\n- [ephemeral] Tired today.']
 """
 
 from __future__ import annotations
@@ -27,6 +25,15 @@ from typing import Any
 import jsonschema
 
 from nanomem import tokens
+from nanomem.budget import (
+    CALIBRATION_KEY,
+    ConsolidationPlan,
+    check_budget,
+    fixed_tokens,
+    message_tokens,
+    plan_consolidation,
+    session_calibration,
+)
 from nanomem.chat import ChatModel, ChatRequest, ChatResponse
 from nanomem.config import Config
 from nanomem.errors import ProviderError
@@ -47,7 +54,6 @@ MAX_FAILURES = 3
 RAW_PART_CHARS = 16_000
 SUMMARY_MAX_CHARS = 7_500  # history caps a summary at 8,000; leave room for redaction marks
 FAILURE_KEY = "consolidation_failure"
-CALIBRATION_KEY = "token_calibration"
 
 ARCHIVE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -91,19 +97,6 @@ class ConsolidateTask:
 
 
 @dataclass(frozen=True)
-class ConsolidationPlan:
-    """Where the next chunk starts and ends; ``end is None`` when no cut point exists."""
-
-    over_budget: bool
-    estimate: int
-    budget: int
-    target: int
-    start: int
-    end: int | None
-    estimate_after: int
-
-
-@dataclass(frozen=True)
 class ArchiveReply:
     """A checked model reply: ``reason`` is ``None`` on success."""
 
@@ -133,58 +126,6 @@ class ConsolidationResult:
         """A JSON-ready dict (``nanomem consolidate --json``); the session is left out."""
         data = {k: v for k, v in self.__dict__.items() if k != "session"}
         return {**data, "cursors": list(self.cursors)}
-
-
-def allowed_cuts(roles: Sequence[str], tool_spans: Sequence[tuple[int, int]], start: int) -> list[int]:
-    """Cut indices after ``start``: a user message that splits no tool call from its result.
-
-    ``tool_spans`` are ``(call_index, result_index)`` pairs. Cutting at ``i`` archives
-    ``[start, i)``; the last message is never archived (it is the turn being answered).
-
-    >>> allowed_cuts(["user", "assistant", "tool", "user", "user"], [(1, 2)], 0)
-    [3, 4]
-    """
-    blocked = {i for call, result in tool_spans for i in range(call + 1, result + 1)}
-    return [
-        i for i in range(start + 1, len(roles)) if roles[i] == "user" and i not in blocked
-    ]
-
-
-def plan_consolidation(
-    tokens: Sequence[int],
-    *,
-    roles: Sequence[str],
-    start: int,
-    fixed_tokens: int,
-    budget: int,
-    ratio: float,
-    tool_spans: Sequence[tuple[int, int]] = (),
-    chunk_limit: int | None = None,
-    triggered: bool = False,
-) -> ConsolidationPlan:
-    """Plan one round (pure). ``tokens[i]`` is message i's estimate.
-
-    Triggers when ``fixed_tokens + sum(tokens[start:])`` exceeds ``budget`` (or when
-    ``triggered``, for later rounds), then picks the earliest cut that brings the estimate to
-    ``ratio * budget``; if the chunk would exceed ``chunk_limit`` it takes the latest cut that
-    fits, and at least the first cut.
-    """
-    estimate = fixed_tokens + sum(tokens[start:])
-    target = int(budget * ratio)
-    over = estimate > budget or (triggered and estimate > target)
-    if not over:
-        return ConsolidationPlan(False, estimate, budget, target, start, None, estimate)
-    cuts = allowed_cuts(roles, tool_spans, start)
-    chosen: int | None = None
-    archived = 0
-    for cut in cuts:
-        archived_here = sum(tokens[start:cut])
-        if chosen is not None and chunk_limit is not None and archived_here > chunk_limit:
-            break
-        chosen, archived = cut, archived_here
-        if estimate - archived <= target:
-            break
-    return ConsolidationPlan(True, estimate, budget, target, start, chosen, estimate - archived)
 
 
 def check_archive_reply(response: ChatResponse) -> ArchiveReply:
@@ -287,79 +228,6 @@ def build_request(chunk: Sequence[dict[str, Any]], *, session_key: str, config: 
         temperature=0.0,
         task=ConsolidateTask(messages=tuple(chunk)),
     )
-
-
-# The under-budget check must cost almost nothing (DESIGN §9): each message is estimated once
-# and remembered by identity (the dict object itself is kept, so its id cannot be reused), and
-# the fixed parts of the prompt are remembered by value. Messages are treated as immutable.
-_MESSAGE_CACHE: dict[int, tuple[dict[str, Any], int, int]] = {}
-_TEXT_CACHE: dict[str, int] = {}
-_TOOLS_CACHE: dict[int, tuple[Any, int]] = {}
-_CACHE_LIMIT = 20_000  # entries keep their message alive: bound the memory
-
-
-def message_tokens(messages: Sequence[dict[str, Any]]) -> list[int]:
-    """Estimated tokens of each message, from the cache when the same message was seen."""
-    if len(_MESSAGE_CACHE) > _CACHE_LIMIT:
-        _MESSAGE_CACHE.clear()
-    out = []
-    cache = _MESSAGE_CACHE
-    for message in messages:
-        content = message.get("content")
-        size = len(content) if content is not None else -1
-        hit = cache.get(id(message))
-        if hit is not None and hit[0] is message and hit[1] == size:
-            out.append(hit[2])
-            continue
-        count = tokens.estimate_message(message)
-        cache[id(message)] = (message, size, count)
-        out.append(count)
-    return out
-
-
-def fixed_tokens(system_prompt: str, memory_context: str, tools: Sequence[dict[str, Any]]) -> int:
-    """Estimated tokens of the parts of the prompt that do not change per turn (cached)."""
-    total = tokens.REPLY_PRIMING + (tokens.PER_MESSAGE if system_prompt or memory_context else 0)
-    for text in (system_prompt, memory_context):
-        if text:
-            count = _TEXT_CACHE.get(text)
-            if count is None:
-                if len(_TEXT_CACHE) > 256:
-                    _TEXT_CACHE.clear()
-                count = _TEXT_CACHE[text] = tokens.estimate_text(text)
-            total += count
-    if tools:
-        hit = _TOOLS_CACHE.get(id(tools))
-        if hit is None or hit[0] is not tools:
-            if len(_TOOLS_CACHE) > 256:
-                _TOOLS_CACHE.clear()
-            hit = _TOOLS_CACHE[id(tools)] = (tools, tokens.estimate_tools(list(tools)))
-        total += hit[1]
-    return total
-
-
-def check_budget(
-    session: Session, *, config: Config, system_prompt: str = "", memory_context: str = "",
-    tools: Sequence[dict[str, Any]] = (), calibration: tokens.Calibration | None = None,
-) -> tuple[ConsolidationPlan, str]:
-    """The cheap check run every turn: the estimate, whether it exceeds ``config.budget``, and
-    the estimate's source (``estimate`` or ``calibrated``, see :mod:`nanomem.tokens`).
-
-    ``calibration`` defaults to the one stored in the session's metadata.
-    """
-    counts = message_tokens(session.unconsolidated)
-    fixed = fixed_tokens(system_prompt, memory_context, tools)
-    calibration = calibration or session_calibration(session)
-    estimate, source = calibration.apply(fixed + sum(counts))
-    target = int(config.budget * config.consolidate_ratio)
-    over = estimate > config.budget
-    return ConsolidationPlan(over, estimate, config.budget, target, session.last_consolidated,
-                             None, estimate), source
-
-
-def session_calibration(session: Session) -> tokens.Calibration:
-    """The calibration learned from this session's consolidation requests (metadata)."""
-    return tokens.Calibration.from_dict(session.metadata.get(CALIBRATION_KEY))
 
 
 def fingerprint(messages: Sequence[Mapping[str, Any]]) -> str:

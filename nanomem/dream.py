@@ -258,7 +258,6 @@ class _Run:
             self.manual_sha = manual.sha
             self.say(f"committed hand edits first: {manual.short} {manual.subject}")
 
-    # ---- planning and reading
     def _plan(self) -> list[Batch]:
         cfg, replay = self.config, self.replay
         if replay is not None:
@@ -288,7 +287,6 @@ class _Run:
             return max(before, replay.last) if replay.first - 1 <= before else before
         return max([before, *(b.completes for b in self.batches if b.completes is not None)])
 
-    # ---- the tool loop of one batch
     async def _run_batch(self, batch: Batch, index: int, staged: StagedFiles,
                          instructions: str) -> str | None:
         """Run one batch's conversation; return None on ``finish`` or the failure reason."""
@@ -347,7 +345,6 @@ class _Run:
             self.say(f"  {outcome.tool} {where}: {outcome.result}")
         return False
 
-    # ---- endings
     def _body(self, changes: Mapping[str, tuple[int, int]], diff: str) -> str:
         return audit.render_body(span=self.span or "", batches=len(self.batches), changes=changes,
                                  accepted=self.tally.accepted, refusals=self.tally.refusals,

@@ -104,6 +104,43 @@ class GateContext:
 # ---------------------------------------------------------------------------------- paths
 
 
+# The topic rule of matches(): (pattern for either side, extra pattern for the correction).
+_PERSON_START = r"^(?:(?:the )?user(?:'s)? |I |I'm |I am |we |we're |we are )?(?:now |currently |still |also )?"
+_TOPICS: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
+    "residence": (
+        re.compile(
+            _PERSON_START + r"(?:lives?|living|resides?|residing|based)\b"
+            r"|\b(?:I|we)(?:'m|'re| am| are)?(?: now| currently| still)? (?:live|living|reside|residing|based)\b"
+            r"|\bmy (?:new )?(?:home|address)\b|我(?:们)?(?:现在)?住|我家在", re.I),
+        re.compile(
+            r"\b(?:I|we)(?:'ve| have)?(?: just| recently| finally| now| also)? (?:moved|relocated)\b"
+            r"(?! (?:the|our|my|his|her|their|its|it|them|a|an|this|that|these|those|some|all)\b)"
+            r"|我(?:们)?(?:已经|上周|刚|刚刚)?(?:搬|搬家)(?:到|去|了)?", re.I),
+    ),
+    "name": (
+        re.compile(r"\bmy name\b|\bcall me\b|\bI(?:'m| am) called\b|" + _PERSON_START
+                   + r"(?:name|named|called)\b|我叫|我的名字|叫我", re.I),
+        re.compile(r"\bmy (?:new |real |full )?name\b", re.I),
+    ),
+    "job": (
+        re.compile(_PERSON_START + r"works? (?:at|for|as)\b|\bI(?:'m| am)?(?: now)? work(?:ing)? (?:at|for|as)\b"
+                   r"|\bmy (?:job|employer|role|position)\b|我(?:现在)?在\S{1,12}(?:工作|上班)|我的工作", re.I),
+        re.compile(r"\bI (?:joined|quit|left)\b|换工作|跳槽|入职", re.I),
+    ),
+    "allergy": (
+        re.compile(_PERSON_START + r"allergic\b|\bI(?:'m| am)\b[^.!?]{0,20}\ballergic\b"
+                   r"|\bmy allerg\w*\b|我[^，。,.]{0,10}过敏", re.I),
+        None,
+    ),
+    "diet": (
+        re.compile(_PERSON_START + r"(?:vegetarian|vegan|pescatarian)\b"
+                   r"|\bI(?:'m| am)\b[^.!?]{0,20}\b(?:vegetarian|vegan|pescatarian)\b"
+                   r"|\bmy diet\b|我[^，。,.]{0,10}(?:吃素|素食)", re.I),
+        re.compile(r"\bI (?:now )?(?:eat|drink) (?:meat|fish|dairy)\b", re.I),
+    ),
+}
+
+
 def normalise_path(raw: str) -> str:
     """Trim surrounding whitespace and leading ``./``; nothing else is rewritten.
 
@@ -345,7 +382,14 @@ def matches(permanent_line: str, correction: str) -> bool:
 
     They match when they share a distinctive token (a number, an identifier, an e-mail or
     URL, or a capitalised name) or at least two content words (stop words dropped, a final
-    ``s`` ignored; for Chinese/Japanese/Korean, two shared character pairs).
+    ``s`` ignored; for Chinese/Japanese/Korean, two shared character pairs), or when both
+    speak of the same topic of the person (:func:`topics_of`: where they live, their name,
+    job, allergies or diet), so "I live in Porto" is corrected by "I moved to Lisbon".
+
+    >>> matches("- I live in Porto <!-- permanent -->", "Actually, I moved to Lisbon.")
+    True
+    >>> matches("- I live in Porto <!-- permanent -->", "We moved the server to Oslo.")
+    False
 
     >>> matches("- Lives in Lisbon <!-- permanent -->", "actually I moved from Lisbon to Porto")
     True
@@ -358,7 +402,28 @@ def matches(permanent_line: str, correction: str) -> bool:
     # A name capitalised on one side may be written in lower case on the other.
     if mine[0] & (theirs[0] | theirs[2]) or theirs[0] & mine[2]:
         return True
-    return len(mine[1] & theirs[1]) >= 2
+    if len(mine[1] & theirs[1]) >= 2:
+        return True
+    return bool(topics_of(body, correction=False) & topics_of(correction, correction=True))
+
+
+def topics_of(text: str, *, correction: bool) -> set[str]:
+    """The topics of the PERSON a text speaks of (pure): ``residence``, ``name``, ``job``,
+    ``health``. Each pattern is anchored on the person (first person, or a subjectless or
+    "the user" memory line), so "the office moved" or "Ana lives in Rome" has no topic.
+    A ``correction`` may also use a verb of change ("I moved", "我搬到").
+
+    >>> sorted(topics_of("Lives in Lisbon", correction=False)), topics_of("I moved to Porto", correction=True)
+    (['residence'], {'residence'})
+    >>> topics_of("We moved the server to Frankfurt", correction=True)
+    set()
+    """
+    text = unicodedata.normalize("NFKC", text).replace("’", "'").strip()
+    return {
+        topic
+        for topic, (line_rule, correction_rule) in _TOPICS.items()
+        if line_rule.search(text) or (correction and correction_rule and correction_rule.search(text))
+    }
 
 
 def safe_text(text: str) -> str:

@@ -184,6 +184,24 @@ class Memory:
             return None
         return self.store.last_dream_cursor()
 
+    def _reconcile_dream_cursor(self) -> None:
+        """Move the dream cursor up to the ``Dream-Cursor:`` trailer of the newest ``dream:``
+        commit when it lags behind it: a Dream killed between its commit and its cursor write
+        must not make the next run redo (and re-apply) a batch that is already committed.
+        The cursor is never moved down (restore does not rewind it; replay is explicit)."""
+        if not self.has_repository():
+            return
+        committed = self.store.last_dream_cursor()
+        if committed is None:
+            return
+        current = self.history.read_dream_cursor()
+        if committed > current:
+            log.warning(
+                "dream cursor %d lags behind the committed Dream (Dream-Cursor: %d); a previous "
+                "run stopped before advancing it; moving it to %d", current, committed, committed,
+            )
+            self.history.write_dream_cursor(committed)
+
     def close(self) -> None:
         """Release the repository handle."""
         if self._store is not None:
@@ -259,6 +277,8 @@ class Memory:
         >>> Memory("ws").dream().status  # doctest: +SKIP
         'committed'
         """
+        if not dry_run:
+            self._reconcile_dream_cursor()
         result = await run_dream(
             self.workspace,
             config=self.config,

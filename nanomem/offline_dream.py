@@ -44,6 +44,7 @@ from typing import Any
 
 from nanomem.chat import ChatResponse, ToolCall
 from nanomem.gates import matches as permanent_correction_matches
+from nanomem.gates import topics_of
 
 DUPLICATE_THRESHOLD = 0.8
 CORRECTION_THRESHOLD = 0.34
@@ -61,7 +62,15 @@ _EPHEMERAL = re.compile(r"<!--\s*ephemeral\s+(\d{4}-\d{2}-\d{2})\s*-->")
 _PIN = re.compile(r"<!--\s*pin\s*-->")
 _PERMANENT = re.compile(r"<!--\s*permanent\s*-->")
 _BULLET = re.compile(r"^\s*[-*+]\s+\S")
-_ROLE_LINE = re.compile(r"^\s*(USER|ASSISTANT|SYSTEM|TOOL)\s*:", _I)
+_ROLE_LINE = re.compile(r"^\s*(?:\[\d{4}-\d{2}-\d{2}[ T][\d:]+\]\s*)?(USER|ASSISTANT|SYSTEM|TOOL)\b[^:]{0,40}:", _I)
+_SAID = re.compile(r"\s*\(said (\d{4}-\d{2}-\d{2})\)\s*$")
+# Words that open a correction but say nothing themselves; dropped when the fact is written.
+_LEAD_IN = re.compile(
+    r"^\s*(?:actually\b[,，]?\s*"
+    r"|(?:correction|update|change of plans?)\b[^:：,，.!?]{0,30}?[:：,，]\s*"
+    r"|(?:oh|oops|sorry|wait|no|so|and|also|in fact|well|ok|okay)\s*[,，:：]\s*"
+    r"|(?:其实|另外)[，,：:]?|(?:不对|更正|纠正)(?:一下)?[，,：:]"
+    r")+", _I)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _DIGIT = re.compile(r"\d")
@@ -70,7 +79,12 @@ _WORD = re.compile(r"[^\W_]+(?:[-.,:/'][^\W_]+)*")
 _SOUL = re.compile(
     r"\b(?:answer|answers|answering|reply|replies|respond|responses?|speak|tone|formal|informal|"
     r"concise|verbose|emojis?|bullet points?|markdown|format(?:ting)?|you should|you must|"
-    r"address me|talk to me)\b|回答|回复|语气|格式|用中文|用英文", _I)
+    r"address me|talk to me|code blocks?|write in|spelling|language)\b|回答|回复|语气|格式|用中文|用英文|表格|列表", _I)
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|yours|yourself|please)\b|\b(?:answer|reply|respond|talk|write|speak)(?: to)? me\b|^\W*(?:don'?t|do not|never|always|use|keep|reply|answer|"
+    r"write|be|show|format|avoid|stop|talk|speak|respond)\b", _I)
+_HEALTH = re.compile(
+    r"\b(?:allerg\w*|diabet\w*|asthma|medication|intoleran\w*|epilep\w*)|过敏|糖尿病|哮喘|不耐受", _I)
 _WORK = re.compile(
     r"\b(?:projects?|contracts?|budgets?|meetings?|deadlines?|tasks?|tickets?|releases?|sprints?|"
     r"clients?|customers?|invoices?|deploy(?:ment)?s?|repo(?:sitory)?|servers?|milestones?|"
@@ -232,16 +246,29 @@ def parse_facts(batch: Sequence[Any], *, default_day: str) -> list[Fact]:
                      if line.strip() and not line.lstrip().startswith("#") and not _ROLE_LINE.match(line)]
         for mark, text in pairs:
             clean = " ".join(_COMMENT.sub(" ", text).split())
+            said = _SAID.search(clean)
+            if said:
+                clean = clean[:said.start()].rstrip()
             if mark != "skip" and clean:
-                facts.append(Fact(mark, clean, day))
+                facts.append(Fact(mark, clean, said.group(1) if said else day))
     return facts
 
 
 def route_fact(text: str) -> str:
     """The file a fact belongs in: agent behaviour -> SOUL.md, the work -> memory/MEMORY.md,
-    the person -> USER.md, anything else -> memory/MEMORY.md."""
-    if _SOUL.search(text):
+    the person -> USER.md, anything else -> memory/MEMORY.md. Health facts always go to
+    USER.md; an English fact goes to SOUL.md only when it addresses the agent ("you", "your",
+    or an imperative), so "the host answers quickly" is not a rule for the agent.
+
+    >>> route_fact("Keep your replies short"), route_fact("The landlord replies within a day")
+    ('SOUL.md', 'memory/MEMORY.md')
+    """
+    if _HEALTH.search(text):
+        return "USER.md"  # "you must never forget: I'm allergic to X" is about the person
+    if _SOUL.search(text) and (_ADDRESSED.search(text) or _CJK_RUN.search(text)):
         return "SOUL.md"
+    if topics_of(text, correction=True):
+        return "USER.md"  # where the person lives, their name, job, allergies or diet
     if _WORK.search(text):
         return "memory/MEMORY.md"
     if _PERSON.search(text):
@@ -255,12 +282,27 @@ def render_line(fact: Fact, *, permanent: bool = False) -> str:
     >>> render_line(Fact("ephemeral", "Dentist on Friday", "2026-11-30"))
     '- Dentist on Friday <!-- ephemeral 2026-11-30 -->'
     """
-    line = f"- {fact.text}"
+    line = f"- {strip_lead_in(fact.text)}"
     if permanent or fact.mark == "permanent":
         line += " <!-- permanent -->"
     elif fact.mark == "ephemeral":
         line += f" <!-- ephemeral {fact.day} -->"
     return line
+
+
+def strip_lead_in(text: str) -> str:
+    """``text`` without the words that only announce a correction, capitalised again.
+
+    >>> strip_lead_in("Actually, I moved to Lisbon."), strip_lead_in("其实我不吃香菜了。")
+    ('I moved to Lisbon.', '我不吃香菜了。')
+    >>> strip_lead_in("Update: the gym now opens at 6."), strip_lead_in("Actually")
+    ('The gym now opens at 6.', 'Actually')
+    """
+    found = _LEAD_IN.match(text)
+    rest = text[found.end():] if found else text
+    if not rest.strip() or rest == text:
+        return text
+    return rest[:1].upper() + rest[1:]
 
 
 @lru_cache(maxsize=8192)
@@ -285,6 +327,30 @@ def tokens(text: str, *, topics: bool = False) -> frozenset[str]:
             out.add(_TOPIC_OF[word])
             continue
         out.add(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=8192)
+def phrases(text: str) -> frozenset[str]:
+    """Two-word phrases of adjacent content words, and for Chinese four-character runs: a
+    phrase shared by a correction and a line names the same subject ("the staging server").
+
+    >>> sorted(phrases("We moved the staging server to Frankfurt."))
+    ['staging server']
+    >>> "会议时间" in phrases("周会的会议时间改到周四")
+    True
+    """
+    text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text)).casefold()
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(text):
+        out.update(run[i:i + 4] for i in range(len(run) - 3))
+    words = []
+    for word in _WORD.findall(_CJK_RUN.sub(" , ", text)):
+        if word in _STOP or _DIGIT.search(word):
+            words.append("")  # a stop word or a value breaks the phrase
+            continue
+        words.append(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
+    out.update(f"{a} {b}" for a, b in zip(words, words[1:]) if a and b)
     return frozenset(out)
 
 
@@ -337,7 +403,8 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             by_topic = any(t.startswith("@") for t in shared) and rel == home
             related = bool(marks & (distinctive(line) | theirs)) or len(shared) >= 2 or by_topic
             score = len(shared) / len(theirs)
-            if not related or score < CORRECTION_THRESHOLD:
+            same_subject = bool(phrases(correction) & phrases(line))
+            if not related or (score < CORRECTION_THRESHOLD and not same_subject):
                 continue
             if _PERMANENT.search(line) and not permanent_correction_matches(line, correction):
                 continue

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -235,23 +236,42 @@ def _stamp(now: datetime) -> str:
 
 
 def format_messages(messages: Sequence[Mapping[str, Any]]) -> str:
-    """``ROLE: text`` per message, tool calls as ``-> name(arguments)`` lines (pure).
+    """``[YYYY-MM-DD HH:MM] ROLE: text`` per message, tool calls as ``-> name(arguments)``
+    lines (pure). The time prefix appears only when the message has a readable ``timestamp``;
+    it lets a model (and the offline engine) date what was *said*, so that "tomorrow" can be
+    resolved and a short-lived fact expires from the day it was said.
 
-    >>> format_messages([{"role": "user", "content": "hi"}, {"role": "assistant",
-    ...     "content": None, "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}])
-    'USER: hi\\nASSISTANT: \\n  -> f({})'
+    >>> format_messages([{"role": "user", "content": "hi", "timestamp": "2026-03-02T19:05:41"},
+    ...     {"role": "assistant", "content": None,
+    ...      "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}])
+    '[2026-03-02 19:05] USER: hi\\nASSISTANT: \\n  -> f({})'
     """
     lines = []
     for message in messages:
         role = str(message.get("role", "?")).upper()
         if role == "TOOL" and message.get("name"):
             role = f"TOOL({message['name']})"
-        text = f"{role}: {content_text(message.get('content'))}"
+        said = message_time(message)
+        text = f"[{said}] " if said else ""
+        text += f"{role}: {content_text(message.get('content'))}"
         for call in message.get("tool_calls") or ():
             fn = call.get("function") or {} if isinstance(call, dict) else {}
             text += f"\n  -> {fn.get('name', '?')}({fn.get('arguments', '')})"
         lines.append(text)
     return "\n".join(lines)
+
+
+_MESSAGE_TIME = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})")
+
+
+def message_time(message: Mapping[str, Any]) -> str | None:
+    """The message's ``timestamp`` as ``YYYY-MM-DD HH:MM``, or None when it has none (pure).
+
+    >>> message_time({"timestamp": "2026-03-02T19:05:41+00:00"}), message_time({"role": "user"})
+    ('2026-03-02 19:05', None)
+    """
+    found = _MESSAGE_TIME.match(str(message.get("timestamp") or ""))
+    return f"{found.group(1)} {found.group(2)}" if found else None
 
 
 def tool_spans(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:

@@ -16,15 +16,13 @@ import pytest
 
 from nanomem.chat import ChatRequest, ChatResponse, ToolCall
 from nanomem.config import Config
+from nanomem.budget import fixed_tokens, message_tokens, plan_consolidation
 from nanomem.consolidator import (
     ARCHIVE_SCHEMA,
     request_overhead,
     ARCHIVE_TOOL,
     check_archive_reply,
     consolidate,
-    fixed_tokens,
-    message_tokens,
-    plan_consolidation,
     render_raw_entries,
     render_summary_entries,
 )

@@ -13,16 +13,8 @@ from hypothesis import strategies as st
 
 from nanomem.config import Config
 from nanomem.errors import HistoryError
-from nanomem.history import (
-    ENTRY_MAX_CHARS,
-    SUMMARY_MAX_CHARS,
-    History,
-    HistoryEntry,
-    LineProblem,
-    cap_content,
-    parse_line,
-    render_line,
-)
+from nanomem.history import ENTRY_MAX_CHARS, SUMMARY_MAX_CHARS, History, HistoryEntry
+from nanomem.historyfile import LineProblem, cap_content, parse_line, render_line
 from nanomem.workspace import Workspace
 
 NOW = datetime(2025, 3, 1, 9, 15)

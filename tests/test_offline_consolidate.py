@@ -11,13 +11,12 @@ import pytest
 
 from nanomem.chat import ChatRequest
 from nanomem.config import Config
+from nanomem.budget import fixed_tokens, message_tokens
 from nanomem.consolidator import (
     ConsolidateTask,
     build_request,
     check_archive_reply,
     consolidate,
-    fixed_tokens,
-    message_tokens,
 )
 from nanomem.history import History
 from nanomem.offline import NOT_A_CHAT_MODEL, OfflineEngine, extract_facts, split_sentences

@@ -86,7 +86,7 @@ def test_offline_dream_correction_replaces_lisbon_with_porto(setup: Setup) -> No
     result = dream(setup, "- [correction] Actually I moved from Lisbon to Porto.")
     assert result.status == "committed", result.refused
     assert setup.read("USER.md") == (
-        USER + "- Actually I moved from Lisbon to Porto. <!-- permanent -->\n- I like tea\n")
+        USER + "- I moved from Lisbon to Porto. <!-- permanent -->\n- I like tea\n")
     assert setup.store.show(result.commit).subject == "dream: entries 1-1: USER.md +1 -1"
 
 
@@ -202,3 +202,59 @@ def test_offline_dream_stays_within_the_file_cap(setup: Setup) -> None:
     assert result.status == "committed" and result.refused == ()
     assert len(setup.read("USER.md")) <= 330
     assert "skipped" in result.note
+
+
+def test_offline_dream_same_batch_correction_replaces_a_permanent_fact(setup: Setup) -> None:
+    seed(setup, user=USER)
+    result = dream(setup, "- [permanent] I live in Porto.",
+                   "- [correction] Actually, I moved to Lisbon.")
+    assert result.status == "committed", result.refused
+    assert setup.read("USER.md") == USER + "- I moved to Lisbon. <!-- permanent -->\n"
+
+
+def test_offline_dream_correction_by_topic_replaces_a_permanent_fact_of_an_earlier_run(
+    setup: Setup,
+) -> None:
+    seed(setup, user=USER + "- I live in Porto. <!-- permanent -->\n- I like tea\n")
+    result = dream(setup, "- [correction] Actually, we relocated to Ghent in spring.")
+    assert result.status == "committed" and result.refused == ()
+    assert setup.read("USER.md") == (
+        USER + "- We relocated to Ghent in spring. <!-- permanent -->\n- I like tea\n")
+
+
+def test_offline_dream_unrelated_correction_leaves_a_permanent_fact(setup: Setup) -> None:
+    seed(setup, user=USER + "- I live in Porto. <!-- permanent -->\n")
+    dream(setup, "- [correction] Update: we moved the staging server to Frankfurt.")
+    assert setup.read("USER.md") == USER + "- I live in Porto. <!-- permanent -->\n"
+    assert setup.read("memory/MEMORY.md").endswith(
+        "## Facts\n- We moved the staging server to Frankfurt.\n")
+
+
+def test_offline_dream_correction_finds_the_line_by_a_shared_phrase(setup: Setup) -> None:
+    seed(setup, memory=MEMORY + "- The staging server runs in a small rack at the old office downtown\n"
+         "- Release train every Tuesday\n")
+    dream(setup, "- [correction] We moved the staging server to Frankfurt.")
+    assert setup.read("memory/MEMORY.md") == (
+        MEMORY + "- We moved the staging server to Frankfurt.\n- Release train every Tuesday\n")
+
+
+def test_offline_dream_writes_corrections_without_their_lead_in(setup: Setup) -> None:
+    seed(setup, memory=MEMORY + "- 周会时间是周二下午\n")
+    dream(setup, "- [correction] 更正一下：周会时间改到周四下午。")
+    assert setup.read("memory/MEMORY.md") == MEMORY + "- 周会时间改到周四下午。\n"
+
+
+def test_offline_dream_dates_an_ephemeral_fact_by_when_it_was_said(setup: Setup) -> None:
+    now = datetime(2026, 11, 30, 9, 0)  # the entry is archived on 11-30 ...
+    dream(setup, "- [ephemeral] Water the ferns tomorrow. (said 2026-11-27)", now=now)
+    memory = setup.read("memory/MEMORY.md")
+    assert memory.endswith("- Water the ferns tomorrow. <!-- ephemeral 2026-11-27 -->\n")
+    dream(setup, "- [durable] The gym card number is GY-118.", now=now + timedelta(days=5))
+    assert "ferns" not in setup.read("memory/MEMORY.md")  # ... but expires from 11-27
+
+
+def test_offline_dream_skips_an_ephemeral_fact_said_too_long_ago(setup: Setup) -> None:
+    result = dream(setup, "- [ephemeral] Bring the umbrella today. (said 2026-11-01)",
+                   now=datetime(2026, 11, 30))
+    assert result.status == "no_changes"
+    assert "umbrella" not in setup.read("memory/MEMORY.md")

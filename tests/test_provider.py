@@ -16,15 +16,8 @@ import pytest
 from nanomem.chat import ChatRequest, Usage
 from nanomem.config import load_config
 from nanomem.errors import ConfigError, ProviderError
-from nanomem.provider import (
-    OpenAIProvider,
-    build_request_body,
-    make_engine,
-    parse_response,
-    parse_retry_after,
-    read_provider_notes,
-    refused_field,
-)
+from nanomem.provider import OpenAIProvider, make_engine, read_provider_notes
+from nanomem.wire import build_request_body, parse_response, parse_retry_after, refused_field
 from nanomem.workspace import Workspace
 from tests.fakellm import FakeLLM, tool_choice_refusal
 
@@ -394,10 +387,10 @@ def test_make_engine_returns_the_offline_engine_by_default(workspace: Path) -> N
     assert isinstance(engine, offline.OfflineEngine)
 
 
-def test_provider_docstring_examples_hold() -> None:
+def test_wire_docstring_examples_hold() -> None:
     import doctest
 
-    import nanomem.provider
+    import nanomem.wire
 
-    result = doctest.testmod(nanomem.provider)
+    result = doctest.testmod(nanomem.wire)
     assert result.attempted > 5 and result.failed == 0
