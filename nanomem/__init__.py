@@ -8,10 +8,12 @@
 '**Memory status** ...'
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from nanomem.config import Config, load_config
-from nanomem.consolidator import ConsolidationResult
-from nanomem.context import render_context
-from nanomem.dream import DreamResult
 from nanomem.errors import (
     CommandError,
     ConfigError,
@@ -24,9 +26,36 @@ from nanomem.errors import (
     ToolError,
     WorkspaceError,
 )
-from nanomem.gitstore import CommitInfo, RestoreResult
-from nanomem.history import HistoryEntry
-from nanomem.memory import DreamJob, Memory
+
+if TYPE_CHECKING:
+    from nanomem.consolidator import ConsolidationResult
+    from nanomem.context import render_context
+    from nanomem.diffs import CommitInfo, RestoreResult
+    from nanomem.dream import DreamResult
+    from nanomem.historyfile import HistoryEntry
+    from nanomem.memory import DreamJob, Memory
+
+# Imported on first use, so that `import nanomem.history` (the hot path) never loads dulwich.
+_LAZY = {
+    "CommitInfo": "nanomem.diffs",
+    "ConsolidationResult": "nanomem.consolidator",
+    "DreamJob": "nanomem.memory",
+    "DreamResult": "nanomem.dream",
+    "HistoryEntry": "nanomem.historyfile",
+    "Memory": "nanomem.memory",
+    "RestoreResult": "nanomem.diffs",
+    "render_context": "nanomem.context",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nanomem' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __version__ = "0.1.0"
 

@@ -24,3 +24,15 @@ def test_public_api_offers_memory_and_its_result_types() -> None:
     assert {"Memory", "DreamResult", "CommitInfo", "RestoreResult", "HistoryEntry",
             "ConsolidationResult"} <= set(nanomem.__all__)
     assert nanomem.__version__.count(".") == 2
+
+
+def test_public_api_hot_path_import_does_not_load_git() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, nanomem.history, nanomem.consolidator, nanomem.sessions; "
+        "print(sorted(m for m in sys.modules if m.startswith(('dulwich', 'nanomem.gitstore'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
