@@ -42,7 +42,7 @@ def _rx(*patterns: str) -> re.Pattern[str]:
 # Each category: (English patterns, Chinese patterns). Order of marks is decided in _mark().
 _CORRECTION_STRONG = _rx(
     r"\bcorrection\b", r"\bno longer\b", r"\bnot anymore\b", r"\banymore\b",
-    r"\bI(?:'ve| have)? moved\b", r"\binstead\b", r"\bchanged? (?:it )?to\b",
+    r"\b(?:I|we)(?:'ve| have)? moved\b(?! (?:the|our|my|his|her|their|its|it|them|a|an|this|that|some|all)\b)", r"\binstead\b", r"\bchanged? (?:it )?to\b",
     r"\bswitch(?:ed)? to\b", r"\bnot\b[^.!?]{1,40}\bbut\b", r"\bI was wrong\b",
     r"\bchange of plans?\b", r"^\s*(?:update|correction)\b[^:：]{0,30}[:：]",
     r"更正", r"改成", r"改为", r"搬到", r"搬去", r"搬家", r"不再", r"换成",
@@ -127,9 +127,10 @@ _PAST_EN = re.compile(
     r"ran|fell|left|told|forgot|spent|woke|slept|\w{3,}ed)\b", _I)
 _AHEAD_EN = re.compile(
     r"\b(?:will|shall|going to|gonna|need to|have to|has to|must|should|remind|tomorrow|tonight|"
-    r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to)\b|'ll\b|’ll\b|\d", _I)
+    r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are)\b|'ll\b|'m\b|'re\b|"
+    r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
 _PAST_ZH = re.compile(r"了|过(?!敏)|昨天|刚才")
-_AHEAD_ZH = re.compile(r"要|会(?!议|计|员|场)|得|需要|明天|后天|下周|提醒|记得|别忘|截止|之前|\d")
+_AHEAD_ZH = re.compile(r"要|会(?!议|计|员|场)|得|需要|明天|后天|今晚|待会|一会|稍后|下周|提醒|记得|别忘|截止|之前|\d")
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:-\w+)?")
 _NOT_NAMES = frozenset(
     "I I'm I've I'll I'd OK Ok Hi Hello Hey Thanks Mr Mrs Ms Dr "
@@ -199,6 +200,8 @@ def is_narrative(sentence: str) -> bool:
 
     >>> is_narrative("The printer jammed twice today."), is_narrative("I booked a table for tonight.")
     (True, False)
+    >>> is_narrative("The call is scheduled for today.")
+    False
     >>> is_narrative("今天电梯坏了，只好走楼梯。"), is_narrative("今天要交报告了。")
     (True, False)
     """

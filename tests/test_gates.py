@@ -348,3 +348,48 @@ def test_check_corrections_does_not_block_later_batches_after_an_accepted_correc
     later = corrected + "- Likes tea\n"
     context = GateContext("- [durable] Likes tea", {"USER.md": USER}, {"USER.md": corrected}, Config())
     assert check_corrections(Proposal("USER.md", corrected, later), context) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "correction"),
+    [
+        ("- I live in Graz. <!-- permanent -->", "Actually, I moved to Linz."),
+        ("- The user lives in Oslo <!-- permanent -->", "We relocated to Bergen in May."),
+        ("- My name is Ana <!-- permanent -->", "Please call me Annie from now on."),
+        ("- I work at Acme <!-- permanent -->", "I now work for Globex."),
+        ("- I'm vegetarian <!-- permanent -->", "Actually I'm vegan these days."),
+        ("- Allergic to cats <!-- permanent -->", "Correction: I am not allergic to anything."),
+        ("- 我住在北京 <!-- permanent -->", "我们已经搬到深圳了"),
+    ],
+)
+def test_matches_accepts_a_correction_on_the_same_topic_of_the_person(line: str, correction: str) -> None:
+    assert matches(line, correction) is True
+
+
+@pytest.mark.parametrize(
+    ("line", "correction"),
+    [
+        ("- I live in Graz <!-- permanent -->", "We moved the server to Frankfurt."),
+        ("- I live in Graz <!-- permanent -->", "Ana moved to Berlin."),
+        ("- I live in Graz <!-- permanent -->", "The office moved to Braga."),
+        ("- I live in Graz <!-- permanent -->", "I'm allergic to cats now."),
+        ("- My name is Ana <!-- permanent -->", "The project is called Falcon now."),
+        ("- I work at Acme <!-- permanent -->", "I'm working from a cafe today."),
+        ("- I'm allergic to cats <!-- permanent -->", "My son is allergic to eggs."),
+        ("- I'm allergic to cats <!-- permanent -->", "Actually I'm vegan now."),
+        ("- 我住在北京 <!-- permanent -->", "公司搬到了深圳"),
+    ],
+)
+def test_matches_refuses_a_correction_on_another_topic_or_person(line: str, correction: str) -> None:
+    assert matches(line, correction) is False
+
+
+def test_check_corrections_lets_a_topic_correction_replace_a_permanent_fact() -> None:
+    before = "# User\n\n## Facts\n- I live in Graz. <!-- permanent -->\n"
+    after = "# User\n\n## Facts\n- I moved to Linz. <!-- permanent -->\n"
+    accepted = GateContext("- [correction] Actually, I moved to Linz.", {"USER.md": before},
+                           {"USER.md": before}, Config())
+    refused = GateContext("- [correction] We moved the server to Linz.", {"USER.md": before},
+                          {"USER.md": before}, Config())
+    assert check_corrections(Proposal("USER.md", before, after), accepted) is None
+    assert "Graz" in (check_corrections(Proposal("USER.md", before, after), refused) or "")

@@ -44,6 +44,19 @@ ENGLISH = [
     ("Actually, I moved to Lisbon last month.", "correction"),
     ("I no longer drink coffee.", "correction"),
     ("Use tabs instead of spaces.", "correction"),
+    ("Hey there, I'm Tomas Berg and I run a small pottery studio.", "permanent"),
+    ("My landlord is Jonas Weber, he lives downstairs.", "durable"),
+    ("The accountant is called Ruth Ames.", "durable"),
+    ("Our clinic is in Ghent, near the station.", "durable"),
+    ("Our wiki runs on Confluence since the merger.", "durable"),
+    ("Please be brief when you summarise papers.", "durable"),
+    ("My visitor badge V-310 is valid until Thursday.", "ephemeral"),
+    ("We pushed the launch to 9 October.", "correction"),
+    ("They lowered the rent to 950 EUR.", "correction"),
+    ("We switched our CI over to Buildkite.", "correction"),
+    ("Change of plans: the retreat is in Bruges.", "correction"),
+    ("The gym is now open until 23:00.", "correction"),
+    ("The call is scheduled for today.", "ephemeral"),
 ]
 CHINESE = [
     ("我叫王小明。", "permanent"),
@@ -60,11 +73,20 @@ CHINESE = [
     ("其实我已经搬到北京了。", "correction"),
     ("我不再吃肉了。", "correction"),
     ("会议改成周四。", "correction"),
+    ("我们的会计叫周文静。", "durable"),
+    ("我们的工作室在成都。", "durable"),
+    ("以后请一直用英文回复。", "durable"),
+    ("房租降到三千了。", "correction"),
+    ("我们上个月搬家了。", "correction"),
+    ("我已经订了今晚的餐厅。", "ephemeral"),
 ]
 NOISE = [
     "Hi!", "Thanks, that was great.", "lol ok", "What's the weather like?", "Can you help me?",
     "I don't know.", "Sounds good.", "Hmm, interesting.", "你好！", "谢谢。", "哈哈，好的。",
     "你觉得呢？", "我是说没关系。", "嗯嗯",
+    "I spilled coffee on my keyboard this morning.", "The printer jammed twice today.",
+    "Thanks, Jonas!", "I moved the sofa to the other wall.", "今天电梯坏了，只好走楼梯。",
+    "同事今天带了蛋糕来会议室。",
 ]
 
 
@@ -166,3 +188,30 @@ def test_consolidate_with_offline_engine_writes_marked_summary(workspace: Path) 
     content = "\n".join(x["content"] for x in lines)
     assert content.startswith("- [permanent] My name is Ana Lima.\n- [permanent] I live in Porto.")
     assert all(x["kind"] == "summary" and x["timestamp"] == "2026-11-30 16:40" for x in lines)
+
+
+def test_offline_engine_dates_ephemeral_facts_by_the_message_that_said_them() -> None:
+    chunk = [
+        {"role": "user", "content": "Book the vet for tomorrow.", "timestamp": "2026-04-03T22:50:00"},
+        {"role": "assistant", "content": "Noted.", "timestamp": "2026-04-03T22:50:05"},
+        {"role": "user", "content": "I prefer aisle seats. Pack the chargers tonight.",
+         "timestamp": "2026-04-05T08:10:00"},
+        {"role": "user", "content": "Call the bank today."},
+    ]
+    response = complete(OfflineEngine(), build_request(chunk, session_key="cli", config=Config()))
+    facts = json.loads(response.tool_calls[0].arguments)["facts"]
+    assert facts == [
+        {"mark": "ephemeral", "text": "Book the vet for tomorrow. (said 2026-04-03)"},
+        {"mark": "durable", "text": "I prefer aisle seats."},
+        {"mark": "ephemeral", "text": "Pack the chargers tonight. (said 2026-04-05)"},
+        {"mark": "ephemeral", "text": "Call the bank today."},
+    ]
+
+
+def test_consolidation_prompt_shows_when_each_message_was_said() -> None:
+    chunk = [{"role": "user", "content": "Dinner with Lea tomorrow.", "timestamp": "2026-04-03T22:50:41"},
+             {"role": "assistant", "content": "Enjoy!"}]
+    request = build_request(chunk, session_key="cli", config=Config())
+    prompt = "\n".join(str(m.get("content")) for m in request.messages)
+    assert "[2026-04-03 22:50] USER: Dinner with Lea tomorrow." in prompt
+    assert "\nASSISTANT: Enjoy!" in prompt

@@ -206,16 +206,16 @@ def test_offline_dream_stays_within_the_file_cap(setup: Setup) -> None:
 
 def test_offline_dream_same_batch_correction_replaces_a_permanent_fact(setup: Setup) -> None:
     seed(setup, user=USER)
-    result = dream(setup, "- [permanent] I live in Porto.",
-                   "- [correction] Actually, I moved to Lisbon.")
+    result = dream(setup, "- [permanent] I live in Graz.",
+                   "- [correction] Actually, I moved to Linz.")
     assert result.status == "committed", result.refused
-    assert setup.read("USER.md") == USER + "- I moved to Lisbon. <!-- permanent -->\n"
+    assert setup.read("USER.md") == USER + "- I moved to Linz. <!-- permanent -->\n"
 
 
 def test_offline_dream_correction_by_topic_replaces_a_permanent_fact_of_an_earlier_run(
     setup: Setup,
 ) -> None:
-    seed(setup, user=USER + "- I live in Porto. <!-- permanent -->\n- I like tea\n")
+    seed(setup, user=USER + "- I live in Graz. <!-- permanent -->\n- I like tea\n")
     result = dream(setup, "- [correction] Actually, we relocated to Ghent in spring.")
     assert result.status == "committed" and result.refused == ()
     assert setup.read("USER.md") == (
@@ -223,9 +223,9 @@ def test_offline_dream_correction_by_topic_replaces_a_permanent_fact_of_an_earli
 
 
 def test_offline_dream_unrelated_correction_leaves_a_permanent_fact(setup: Setup) -> None:
-    seed(setup, user=USER + "- I live in Porto. <!-- permanent -->\n")
+    seed(setup, user=USER + "- I live in Graz. <!-- permanent -->\n")
     dream(setup, "- [correction] Update: we moved the staging server to Frankfurt.")
-    assert setup.read("USER.md") == USER + "- I live in Porto. <!-- permanent -->\n"
+    assert setup.read("USER.md") == USER + "- I live in Graz. <!-- permanent -->\n"
     assert setup.read("memory/MEMORY.md").endswith(
         "## Facts\n- We moved the staging server to Frankfurt.\n")
 
