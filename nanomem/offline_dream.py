@@ -8,7 +8,7 @@ would make, so every edit still passes jsonschema and the gates.
   ``[RAW]`` entries are skipped), then plan, in this order,
   1. each ``[correction]``: replace the existing line it corrects (the most similar unpinned
      bullet that shares a distinctive token or a topic such as *where the person lives*); a
-     ``<!-- permanent -->`` line is replaced only when :func:`nanomem.gates.matches` agrees,
+     ``<!-- permanent -->`` line is replaced only when :func:`nanomem.corrections.matches` agrees,
      and keeps its mark; with no match the correction is added as a new fact;
   2. expiry: remove ``<!-- ephemeral YYYY-MM-DD -->`` lines older than ``task.ttl_days``
      before ``task.now`` (never pinned lines; within the run's deletion share);
@@ -43,8 +43,8 @@ from datetime import date
 from typing import Any
 
 from nanomem.chat import ChatResponse, ToolCall
-from nanomem.gates import matches as permanent_correction_matches
-from nanomem.gates import topics_of
+from nanomem.corrections import matches as permanent_correction_matches
+from nanomem.corrections import topics_of
 
 DUPLICATE_THRESHOLD = 0.8
 CORRECTION_THRESHOLD = 0.34
