@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,8 @@ if str(REPO_ROOT) not in sys.path:
 from benchmarks.quality import run as bench_run  # noqa: E402
 from benchmarks.quality.baseline import Bm25Index, raw_messages, score_retrieval  # noqa: E402
 from benchmarks.quality.planted import PLANTED_MODELS, PINNED, run_safety  # noqa: E402
+from benchmarks.quality.replay import ReplayResult  # noqa: E402
+from benchmarks.quality.report import ConversationReport, render_quality, split_totals  # noqa: E402
 from benchmarks.quality.scenarios import (  # noqa: E402
     KINDS,
     ScenarioError,
@@ -23,7 +27,7 @@ from benchmarks.quality.scenarios import (  # noqa: E402
     load_conversations,
     parse_conversation,
 )
-from benchmarks.quality.scoring import Snapshot, read_snapshot, score_snapshot  # noqa: E402
+from benchmarks.quality.scoring import Snapshot, read_snapshot, score_snapshot, total_scores  # noqa: E402
 from nanomem.chat import ChatRequest, ChatResponse, ToolCall  # noqa: E402
 from nanomem.offline import OfflineEngine  # noqa: E402
 
@@ -211,6 +215,71 @@ def test_shipped_conversations_meet_the_benchmark_requirements() -> None:
         assert {item.kind for item in conversation.items} == set(KINDS), conversation.id
 
 
+def test_load_conversations_splits_shipped_set_into_dev_and_heldout() -> None:
+    dev = load_conversations(split="dev")
+    heldout = load_conversations(split="heldout")
+    assert {c.id for c in dev} == {"en-family", "en-freelance", "en-ops", "zh-startup"}
+    assert [c.language for c in heldout].count("en") >= 2 and "zh" in {c.language for c in heldout}
+    assert {c.id for c in dev} | {c.id for c in heldout} == {c.id for c in load_conversations()}
+    dev_keys = {item.key.lower() for c in dev for item in c.items}
+    for conversation in heldout:
+        assert len(conversation.of_kind("correction")) >= 2, conversation.id
+        ephemera = conversation.of_kind("ephemeral")
+        expired = [i for i in ephemera if conversation.end - i.planted_at > timedelta(days=7)]
+        assert expired, conversation.id  # at least one ephemeral item is old enough to be scored
+        assert not dev_keys & {item.key.lower() for item in conversation.items}, conversation.id
+
+
+def test_parse_conversation_reads_split_and_defaults_to_dev() -> None:
+    data = json.loads(json.dumps(SMALL))
+    assert parse_conversation(data).split == "dev"
+    data["split"] = "heldout"
+    assert parse_conversation(data).split == "heldout"
+    data["split"] = "test"
+    with pytest.raises(ScenarioError, match="split 'test'"):
+        parse_conversation(data)
+    with pytest.raises(ScenarioError, match="unknown split"):
+        load_conversations(split="test")
+
+
+def _report(conversation, files: dict[str, str]) -> ConversationReport:
+    """A report scored from a hand-written snapshot (no replay), for the report's arithmetic."""
+    snapshot = Snapshot(files=files)
+    messages = raw_messages(conversation)
+    replay = ReplayResult(Path("unused"), "", {}, 0, (), 0, 0)
+    return ConversationReport(
+        conversation=conversation,
+        replay=replay,
+        scores=score_snapshot(conversation, snapshot, caps={"USER.md": 1000}, ttl_days=7),
+        topk=score_retrieval(conversation, list(files.values()), k=5, ttl_days=7),
+        baseline=score_retrieval(conversation, messages, k=5, ttl_days=7),
+        raw_chars=sum(len(m) for m in messages),
+    )
+
+
+def test_render_quality_prints_total_row_per_split_from_its_own_conversations() -> None:
+    heldout_data = {**json.loads(json.dumps(SMALL)), "id": "small-heldout", "split": "heldout"}
+    dev_files = {"USER.md": "- Allergic to penicillin\n- Budget 5,750 EUR\n"}
+    dev = _report(parse_conversation(SMALL), dev_files)
+    heldout = _report(parse_conversation(heldout_data), {"USER.md": "- Budget 4,300 EUR\n"})
+    reports = [heldout, dev]
+    totals = split_totals(reports)
+    assert list(totals) == ["dev", "heldout"]
+    assert totals["dev"].scores.retention == dev.scores.retention
+    assert totals["heldout"].conversations == ("small-heldout",)
+    table = render_quality(reports, total_scores(r.scores for r in reports), 5)
+    rows = {line.split("  ")[0].strip(): line for line in table.splitlines() if "nanomem files" in line}
+    cells = {name: re.split(r"\s{2,}", line) for name, line in rows.items()}
+    # columns: conversation, system, retention, corrections, stale old, ...
+    assert cells["TOTAL dev"][2:5] == ["1/1 100%", "1/1 100%", "0/1 0%"]
+    assert cells["TOTAL heldout"][2:5] == ["0/1 0%", "0/1 0%", "1/1 100%"]
+    assert cells["TOTAL"][2:5] == ["1/2 50%", "1/2 50%", "1/2 50%"]
+    lines = table.splitlines()
+    assert lines.index(rows["small"]) < lines.index(rows["TOTAL dev"]) < lines.index(rows["small-heldout"])
+    heldout_at = lines.index(rows["small-heldout"])
+    assert heldout_at < lines.index(rows["TOTAL heldout"]) < lines.index(rows["TOTAL"])
+
+
 def test_run_safety_gates_hold_every_planted_model(tmp_path: Path) -> None:
     outcomes = {o.model: o for o in asyncio.run(run_safety(tmp_path))}
     assert set(outcomes) == {m.name for m in PLANTED_MODELS}
@@ -228,15 +297,29 @@ def test_run_safety_gates_hold_every_planted_model(tmp_path: Path) -> None:
 
 def test_main_prints_table_and_writes_results_json(tmp_path: Path, capsys) -> None:
     out = tmp_path / "results.json"
-    code = bench_run.main(
-        ["--conversation", "en-freelance", "--no-safety", "--out", str(out), "--keep", str(tmp_path / "w")]
-    )
+    code = bench_run.main([
+        "--conversation", "en-freelance", "--conversation", "zh-family", "--no-safety",
+        "--out", str(out), "--keep", str(tmp_path / "w"),
+    ])
     printed = capsys.readouterr().out
     data = json.loads(out.read_text("utf-8"))
     assert code == 0
     assert "BM25 top-5 raw" in printed and "nanomem files" in printed
     retention = data["conversations"][0]["nanomem"]["retention"]
     assert f"{retention['hits']}/{retention['total']}" in printed
+    by_split = {c["split"]: c for c in data["conversations"]}
+    assert set(by_split) == set(data["splits"]) == {"dev", "heldout"}
+    for split, conv in by_split.items():
+        pooled = data["splits"][split]
+        assert pooled["conversations"] == [conv["id"]]
+        assert pooled["nanomem"]["retention"] == conv["nanomem"]["retention"]
+        assert pooled["baseline_bm25"]["retention"] == conv["baseline_bm25"]["retention"]
+        row = next(
+            line for line in printed.splitlines() if line.startswith(f"TOTAL {split} ") and "files" in line
+        )
+        assert f"{conv['nanomem']['retention']['hits']}/{conv['nanomem']['retention']['total']}" in row
+    both = data["total"]["nanomem"]["retention"]
+    assert both["total"] == sum(c["nanomem"]["retention"]["total"] for c in data["conversations"])
     conversation = load_conversations(ids=["en-freelance"])[0]
     snapshot = read_snapshot(tmp_path / "w" / "en-freelance")
     rescored = score_snapshot(conversation, snapshot, caps={}, ttl_days=7)

@@ -13,8 +13,8 @@ from typing import Any
 from benchmarks.quality.baseline import RetrievalScores
 from benchmarks.quality.planted import SafetyOutcome
 from benchmarks.quality.replay import ReplayResult
-from benchmarks.quality.scenarios import Conversation
-from benchmarks.quality.scoring import QualityScores, Ratio
+from benchmarks.quality.scenarios import SPLITS, Conversation
+from benchmarks.quality.scoring import QualityScores, Ratio, total_scores
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class ConversationReport:
         return {
             "id": conv.id,
             "language": conv.language,
+            "split": conv.split,
             "turns": conv.turn_count,
             "sessions": len(conv.sessions),
             "replay": self.replay.to_json(),
@@ -104,14 +105,73 @@ def pooled(reports: Sequence[ConversationReport]) -> tuple[RetrievalScores, Retr
     return _pool([r.topk for r in reports]), _pool([r.baseline for r in reports])
 
 
+@dataclass(frozen=True)
+class GroupTotal:
+    """Pooled (micro-averaged) scores of a group of conversations: one split, or all of them."""
+
+    name: str
+    conversations: tuple[str, ...]
+    scores: QualityScores
+    topk: RetrievalScores
+    baseline: RetrievalScores
+    raw_chars: int
+
+    def rows(self, k: int) -> list[list[str]]:
+        return quality_rows(self.name, self.scores, self.topk, self.baseline, self.raw_chars, k)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "conversations": list(self.conversations),
+            "nanomem": self.scores.to_json(),
+            "nanomem_topk": self.topk.to_json(),
+            "baseline_bm25": {**self.baseline.to_json(), "raw_chars": self.raw_chars},
+        }
+
+
+def group_total(name: str, reports: Sequence[ConversationReport]) -> GroupTotal:
+    """Pool ``reports`` into one :class:`GroupTotal` named ``name``."""
+    topk, baseline = pooled(reports)
+    return GroupTotal(
+        name=name,
+        conversations=tuple(r.conversation.id for r in reports),
+        scores=total_scores(r.scores for r in reports),
+        topk=topk,
+        baseline=baseline,
+        raw_chars=sum(r.raw_chars for r in reports),
+    )
+
+
+def split_totals(reports: Sequence[ConversationReport]) -> dict[str, GroupTotal]:
+    """One :class:`GroupTotal` per split that has conversations, in ``SPLITS`` order."""
+    return {
+        split: group_total(f"TOTAL {split}", chosen)
+        for split in SPLITS
+        if (chosen := [r for r in reports if r.conversation.split == split])
+    }
+
+
 def render_quality(reports: Sequence[ConversationReport], total: QualityScores, k: int) -> str:
-    """The side-by-side table, one block of three rows per conversation and a TOTAL block."""
+    """The side-by-side table: each split's conversations, then its TOTAL, then the overall TOTAL.
+
+    Three rows per conversation and per total (nanomem files, nanomem top-k, BM25 top-k raw).
+    """
     rows: list[list[str]] = []
-    for r in reports:
-        rows += quality_rows(r.conversation.id, r.scores, r.topk, r.baseline, r.raw_chars, k)
+    totals = split_totals(reports)
+    for split, group in totals.items():
+        for r in reports:
+            if r.conversation.split == split:
+                rows += quality_rows(r.conversation.id, r.scores, r.topk, r.baseline, r.raw_chars, k)
+        rows += group.rows(k)
     topk, baseline = pooled(reports)
     rows += quality_rows("TOTAL", total, topk, baseline, sum(r.raw_chars for r in reports), k)
-    return _table(QUALITY_HEADER, rows) + "\n" + QUALITY_LEGEND
+    splits = "; ".join(f"{split}: {', '.join(g.conversations)}" for split, g in totals.items())
+    return _table(QUALITY_HEADER, rows) + "\n" + QUALITY_LEGEND + "\n" + SPLIT_LEGEND + splits
+
+
+SPLIT_LEGEND = (
+    "dev: read while the offline engine's rules were tuned; heldout: written afterwards, blind to "
+    "the rules (the honest figure)\n"
+)
 
 
 SAFETY_HEADER = (

@@ -2,6 +2,7 @@
 
     python -m benchmarks.quality.run                      # offline engine, every conversation
     python -m benchmarks.quality.run --quick              # one English and one Chinese conversation
+    python -m benchmarks.quality.run --split heldout      # only the held-out conversations
     NANOMEM_API_KEY=... python -m benchmarks.quality.run --provider openai \\
         --base-url https://api.example.com/v1 --model some-model
 
@@ -29,8 +30,14 @@ if __package__ in (None, ""):  # run as a script: python benchmarks/quality/run.
 from benchmarks.quality.baseline import DEFAULT_K, memory_lines, raw_messages, score_retrieval
 from benchmarks.quality.planted import SafetyOutcome, run_safety
 from benchmarks.quality.replay import SMALL_WINDOW, EngineFactory, bench_config, replay_conversation
-from benchmarks.quality.report import ConversationReport, pooled, render_quality, render_safety
-from benchmarks.quality.scenarios import Conversation, load_conversations
+from benchmarks.quality.report import (
+    ConversationReport,
+    pooled,
+    render_quality,
+    render_safety,
+    split_totals,
+)
+from benchmarks.quality.scenarios import SPLITS, Conversation, load_conversations
 from benchmarks.quality.scoring import QualityScores, read_snapshot, score_snapshot, total_scores
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
@@ -55,6 +62,7 @@ class BenchmarkResult:
                 "nanomem_topk": topk.to_json(),
                 "baseline_bm25": baseline.to_json(),
             },
+            "splits": {split: group.to_json() for split, group in split_totals(self.reports).items()},
             "safety": [o.to_json() for o in self.safety],
         }
 
@@ -134,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--context-window", type=int, default=SMALL_WINDOW["context_window"])
     parser.add_argument("--conversation", action="append", metavar="ID",
                         help="run only this conversation (repeatable)")
+    parser.add_argument("--split", choices=SPLITS,
+                        help="run only the dev or only the held-out conversations")
     parser.add_argument("--quick", action="store_true",
                         help="one English and one Chinese conversation")
     parser.add_argument("--no-safety", action="store_true", help="skip the planted models")
@@ -161,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("--provider openai needs --base-url and --model", file=sys.stderr)
             return 2
         overrides.update(provider="openai", base_url=args.base_url, model=args.model)
-    conversations = pick(load_conversations(ids=args.conversation), args.quick)
+    conversations = pick(load_conversations(ids=args.conversation, split=args.split), args.quick)
     progress = lambda line: print(f"  {line}", file=sys.stderr)  # noqa: E731
 
     def run(workdir: Path) -> BenchmarkResult:

@@ -11,11 +11,15 @@ may be kept, ``old`` must go), ``ephemeral`` (must be gone once older than the T
 (should never be kept). ``"history_ok": true`` lets a fact count as retained when it is only in
 ``memory/history.jsonl``.
 
+A top-level ``"split"`` says how independent a conversation is of the engine's tuning: ``dev``
+(the default) for conversations that were read while the offline engine's rules were written,
+``heldout`` for those written afterwards, blind to the rules.
+
 >>> conv = parse_conversation({"id": "t", "language": "en", "sessions": [{"start":
 ...     "2026-01-01 10:00", "exchanges": [{"user": "My name is Ada.", "assistant": "Hi."}]}],
 ...     "items": [{"id": "n", "kind": "fact", "key": "Ada", "query": "name?"}]})
->>> conv.turn_count, conv.items[0].planted_at.isoformat()
-(2, '2026-01-01T10:00:00')
+>>> conv.turn_count, conv.items[0].planted_at.isoformat(), conv.split
+(2, '2026-01-01T10:00:00', 'dev')
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 CONVERSATIONS_DIR = Path(__file__).resolve().parent / "conversations"
 KINDS = ("fact", "preference", "correction", "ephemeral", "noise")
 RETAINED_KINDS = ("fact", "preference")
+SPLITS = ("dev", "heldout")  # dev: read while tuning the engine; heldout: written blind to it
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 MESSAGE_STEP = timedelta(minutes=1)
 
@@ -104,6 +109,7 @@ class Conversation:
     title: str
     sessions: tuple[ScriptSession, ...]
     items: tuple[PlantedItem, ...]
+    split: str = "dev"
 
     def turns(self) -> tuple[Turn, ...]:
         return tuple(turn for session in self.sessions for turn in session.turns())
@@ -175,12 +181,16 @@ def parse_conversation(data: Mapping[str, Any], *, source: str = "<data>") -> Co
     ids = [item.id for item in items]
     if len(set(ids)) != len(ids):
         raise fail("item ids must be unique")
+    split = data.get("split", "dev")
+    if split not in SPLITS:
+        raise fail(f"split {split!r} is not one of {', '.join(SPLITS)}; leave it out for 'dev'")
     return Conversation(
         id=str(data.get("id") or source),
         language=str(data.get("language", "en")),
         title=str(data.get("title", "")),
         sessions=sessions,
         items=items,
+        split=split,
     )
 
 
@@ -228,9 +238,17 @@ def load_conversation(path: Path) -> Conversation:
 
 
 def load_conversations(
-    directory: Path = CONVERSATIONS_DIR, ids: Iterable[str] | None = None
+    directory: Path = CONVERSATIONS_DIR,
+    ids: Iterable[str] | None = None,
+    *,
+    split: str | None = None,
 ) -> list[Conversation]:
-    """Every conversation in ``directory`` (sorted by file name), optionally only ``ids``."""
+    """Every conversation in ``directory`` (sorted by file name), optionally only ``ids``.
+
+    ``split`` (``dev`` or ``heldout``) keeps only the conversations of that split.
+    """
+    if split is not None and split not in SPLITS:
+        raise ScenarioError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
     wanted = set(ids) if ids is not None else None
     conversations = [load_conversation(p) for p in sorted(Path(directory).glob("*.json"))]
     if wanted is not None:
@@ -238,4 +256,6 @@ def load_conversations(
         if unknown:
             raise ScenarioError(f"unknown conversation id(s): {', '.join(sorted(unknown))}")
         conversations = [c for c in conversations if c.id in wanted]
+    if split is not None:
+        conversations = [c for c in conversations if c.split == split]
     return conversations
