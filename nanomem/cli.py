@@ -257,6 +257,9 @@ def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_append(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if not args.text.strip():
+        raise CommandError("TEXT is empty; give the text of the history entry, e.g. "
+                           "nanomem append \"- [durable] User prefers metric units.\"")
     with _memory(args) as mem:
         cursor = mem.history.append(args.text, session_key=args.session_key)
     print(cursor, file=out)

@@ -146,13 +146,53 @@ def load_config(
     values: dict[str, Any] = {}
     toml_path = Path(workspace_root) / "nanomem.toml"
     values.update(_read_toml(toml_path))
+    labels = {name: _toml_label(toml_path, name) for name in values}
     for var, name in _ENV.items():
         if environ.get(var):
             values[name] = environ[var]
+            labels[name] = f"environment variable {var}"
     for name, value in (overrides or {}).items():
         if value is not None:
             values[name] = value
-    return _build(values, source=str(toml_path))
+            labels[name] = f"option '{name}'"
+    return _build(values, labels=labels)
+
+
+# Counts where 0 would stall or shred the work (a Dream batch of 0 tokens splits every entry).
+_AT_LEAST_ONE = ("dream_batch_entries", "dream_batch_tokens", "dream_max_batches",
+                 "dream_max_iterations", "max_consolidate_rounds")
+
+# Config field -> (nanomem.toml section, key), for messages that name what the user wrote.
+_FIELD_KEYS = {field: (section, key) for section, keys in _TOML_SECTIONS.items()
+               for key, field in keys.items()}
+
+
+def _line_of(path: Path, section: str, key: str | None = None) -> int | None:
+    """The 1-based line of ``[section]`` (or of ``key`` inside it) in a TOML file, if found."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    current = None
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if text.startswith("[") and "]" in text:
+            current = text[1:text.index("]")].strip()
+            if key is None and current == section:
+                return number
+        elif key is not None and current == section:
+            name = text.split("=", 1)[0].strip().strip("'\"")
+            if "=" in text and name == key:
+                return number
+    return None
+
+
+def _toml_label(path: Path, name: str) -> str:
+    """``nanomem.toml line 3: [dream] 'batch_entries'`` for a field read from the file."""
+    section, key = _FIELD_KEYS.get(name, ("caps", None) if name == "file_caps" else ("?", name))
+    line = _line_of(path, section, key)
+    where = f"{path} line {line}" if line else str(path)
+    return f"{where}: [{section}]" + (f" '{key}'" if key else "")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -167,33 +207,51 @@ def _read_toml(path: Path) -> dict[str, Any]:
         if section == "caps":
             if not isinstance(table, dict):
                 raise ConfigError(f"{path}: [caps] must be a table of file = characters")
+            for rel, cap in table.items():
+                if rel not in DEFAULT_FILE_CAPS or isinstance(cap, bool) or not isinstance(
+                        cap, int) or cap <= 0:
+                    line = _line_of(path, "caps", rel)
+                    raise ConfigError(
+                        f"{path}{f' line {line}' if line else ''}: [caps] {rel!r} = {cap!r}; "
+                        f"give a positive number of characters for one of "
+                        f"{', '.join(repr(k) for k in DEFAULT_FILE_CAPS)}"
+                    )
             values["file_caps"] = MappingProxyType({**DEFAULT_FILE_CAPS, **table})
             continue
         keys = _TOML_SECTIONS.get(section)
         if keys is None or not isinstance(table, dict):
+            line = _line_of(path, section)
             raise ConfigError(
-                f"{path}: unknown section [{section}]; expected one of "
-                f"{', '.join(sorted([*_TOML_SECTIONS, 'caps']))}"
+                f"{path}{f' line {line}' if line else ''}: unknown section [{section}]; "
+                f"expected one of {', '.join(sorted([*_TOML_SECTIONS, 'caps']))}"
             )
         for key, value in table.items():
             if key not in keys:
+                line = _line_of(path, section, key)
                 raise ConfigError(
-                    f"{path}: unknown key '{key}' in [{section}]; expected one of "
-                    f"{', '.join(sorted(keys))}"
+                    f"{path}{f' line {line}' if line else ''}: unknown key '{key}' in "
+                    f"[{section}]; expected one of {', '.join(sorted(keys))}"
                 )
             values[keys[key]] = value
     return values
 
 
-def _build(values: dict[str, Any], *, source: str) -> Config:
+def _build(values: dict[str, Any], *, labels: Mapping[str, str]) -> Config:
     fields = {f.name: f for f in dataclasses.fields(Config)}
     clean: dict[str, Any] = {}
     for name, value in values.items():
         if name not in fields:
             raise ConfigError(f"unknown setting '{name}'")
         default = fields[name].default
-        clean[name] = _coerce(name, value, default, source)
+        clean[name] = _coerce(name, value, default, labels.get(name, f"'{name}'"))
     cfg = Config(**clean)
+    for name in _AT_LEAST_ONE:
+        if getattr(cfg, name) < 1:
+            raise ConfigError(f"{labels.get(name, repr(name))} must be at least 1, "
+                              f"got {getattr(cfg, name)!r}; fix the value")
+    if cfg.request_timeout <= 0:
+        raise ConfigError(f"{labels.get('request_timeout', 'request_timeout')} must be more "
+                          f"than 0 seconds, got {cfg.request_timeout!r}; fix the value")
     if cfg.provider not in PROVIDERS:
         raise ConfigError(
             f"provider '{cfg.provider}' is not supported; use one of {', '.join(PROVIDERS)}"
@@ -216,21 +274,26 @@ def _build(values: dict[str, Any], *, source: str) -> Config:
     return cfg
 
 
-def _coerce(name: str, value: Any, default: Any, source: str) -> Any:
+def _coerce(name: str, value: Any, default: Any, label: str) -> Any:
+    """Check one value against its default's type; ``label`` says where the value came from."""
     if name == "file_caps":
         return value
     if isinstance(default, bool):
         if isinstance(value, bool):
             return value
-        raise ConfigError(f"{source}: '{name}' must be true or false, not {value!r}")
+        raise ConfigError(f"{label} must be true or false, not {value!r}; fix the value")
     if isinstance(default, (int, float)) and not isinstance(default, bool):
+        if isinstance(value, bool) or (isinstance(default, int) and isinstance(value, float)
+                                       and not value.is_integer()):
+            raise ConfigError(f"{label} must be a {type(default).__name__} number, "
+                              f"not {value!r}; fix the value")
         try:
             number = type(default)(value)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{source}: '{name}' must be a number, not {value!r}") from exc
+            raise ConfigError(f"{label} must be a number, not {value!r}; fix the value") from exc
         if number < 0:
-            raise ConfigError(f"{source}: '{name}' must not be negative, got {value!r}")
+            raise ConfigError(f"{label} must not be negative, got {value!r}; fix the value")
         return number
     if value is not None and not isinstance(value, str):
-        raise ConfigError(f"{source}: '{name}' must be a string, not {value!r}")
+        raise ConfigError(f"{label} must be a string, not {value!r}; quote the value")
     return value

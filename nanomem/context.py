@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from nanomem.redact import redact_for_model
 from nanomem.tokens import estimate_text
 
 PIN_MARK = "<!-- pin -->"
@@ -73,6 +74,7 @@ def render_context(files: Mapping[str, str], caps: Mapping[str, int], budget_tok
     """
     if budget_tokens <= 0 or not files:
         return ""
+    files = {rel: redact_for_model(text) for rel, text in files.items()}  # never into a prompt
     parsed = {rel: _parse_lines(text) for rel, text in files.items()}
     full = _assemble(files, caps, parsed, {rel: set(range(len(ls))) for rel, ls in parsed.items()})
     if estimate_text(full) <= budget_tokens:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from nanomem.redact import redact_for_model
+
 if TYPE_CHECKING:  # pragma: no cover
     from nanomem.history import HistoryEntry
 
@@ -253,6 +255,7 @@ def render_files(files: Mapping[str, str], caps: Mapping[str, int]) -> str:
     """The memory files, each with its size against its cap, in fenced blocks."""
     blocks = ["# Memory files (current contents)"]
     for rel, text in files.items():
+        text = redact_for_model(text)  # no typed credential, no undecodable byte to the model
         fence = fence_for(text)
         body = text if text.endswith("\n") or not text else text + "\n"
         blocks.append(

@@ -53,7 +53,7 @@ from nanomem.diffs import (
 from nanomem.errors import GitStoreError, ShaError
 from nanomem.fsutil import FileLock, atomic_write
 from nanomem.gitdir import SEPARATE_GIT_DIR, merge_whitelist
-from nanomem.memfiles import read_memory_files, write_memory_files
+from nanomem.memfiles import read_memory_files, redact_memory_files, write_memory_files
 from nanomem.workspace import MEMORY_FILES, Workspace
 
 __all__ = [
@@ -118,7 +118,13 @@ def _head_of(repo: Repo) -> str | None:
         sha = repo.refs[b"HEAD"]
     except KeyError:
         return None
-    return sha.decode("ascii")
+    text = sha.decode("ascii", "replace")
+    if not re.fullmatch(r"[0-9a-f]{40}", text):
+        raise GitStoreError(
+            f"{repo.controldir()}: HEAD points to {text[:60]!r}, which is not a commit id; repair "
+            f"the branch file (`git --git-dir={repo.controldir()} fsck` shows the damage)"
+        )
+    return text
 
 
 class GitStore:
@@ -266,7 +272,8 @@ class GitStore:
         """
         message = render_message(subject, body, trailers)
         with self._lock:
-            sha = self._commit_files(read_memory_files(self.workspace), message)
+            files = redact_memory_files(self.workspace, read_memory_files(self.workspace))
+            sha = self._commit_files(files, message)
         return None if sha is None else self.show(sha)
 
     @_translated

@@ -15,9 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import logging
+
 from nanomem.errors import GitStoreError
 from nanomem.fsutil import atomic_write
+from nanomem.redact import find_secrets, redact
 from nanomem.workspace import MEMORY_FILES, Workspace
+
+log = logging.getLogger(__name__)
 
 
 def read_memory_files(workspace: Workspace) -> dict[str, bytes]:
@@ -44,6 +49,37 @@ def read_memory_files(workspace: Workspace) -> dict[str, bytes]:
             )
         files[rel] = real.read_bytes()
     return files
+
+
+def redact_memory_files(workspace: Workspace, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """Redact secrets a person typed into a memory file, on disk, before they reach git.
+
+    Returns ``files`` with each affected file's redacted bytes; those files are rewritten
+    atomically (through inside links) and a warning names the file, the lines and the kinds.
+    Non-UTF-8 bytes elsewhere in the file are kept as they were.
+
+    >>> redact_memory_files(Workspace(Path("/nonexistent")), {"USER.md": b"- likes tea"})
+    {'USER.md': b'- likes tea'}
+    """
+    out = dict(files)
+    changed = []
+    for rel, data in files.items():
+        text = data.decode("utf-8", "surrogateescape")
+        found = find_secrets(text)
+        if not found:
+            continue
+        lines = sorted({text.count("\n", 0, match.start) + 1 for match in found})
+        kinds = sorted({match.kind for match in found})
+        out[rel] = redact(text).text.encode("utf-8", "surrogateescape")
+        changed.append(rel)
+        log.warning(
+            "%s line %s: redacted %s before committing; the memory files are sent to the model "
+            "and versioned in git, so keep credentials elsewhere",
+            rel, ", ".join(map(str, lines)), ", ".join(kinds),
+        )
+    if changed:
+        write_memory_files(workspace, out, changed)
+    return out
 
 
 def write_memory_files(

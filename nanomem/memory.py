@@ -42,6 +42,7 @@ from nanomem.errors import CommandError, ConfigError, DreamError, GitStoreError,
 from nanomem.fsutil import FileLock, atomic_write
 from nanomem.gitstore import GitStore, locate_git_dir
 from nanomem.history import History
+from nanomem.memfiles import read_memory_files, redact_memory_files
 from nanomem.provider import make_engine, read_provider_notes
 from nanomem.workspace import MEMORY_FILES, Workspace
 
@@ -279,6 +280,8 @@ class Memory:
         """
         if not dry_run:
             self._reconcile_dream_cursor()
+            # a credential typed into a memory file is redacted before Dream reads the files
+            redact_memory_files(self.workspace, read_memory_files(self.workspace))
         result = await run_dream(
             self.workspace,
             config=self.config,

@@ -178,3 +178,15 @@ def redact(text: str) -> Redaction:
         position = match.end
     parts.append(text[position:])
     return Redaction("".join(parts), MappingProxyType(counts))
+
+
+def redact_for_model(text: str) -> str:
+    """Text of a memory file as it may be sent to a model: secrets redacted, and bytes that are
+    not UTF-8 (kept as lone surrogates when files are decoded with ``surrogateescape``) shown
+    as U+FFFD, so the request can always be encoded as JSON.
+
+    >>> redact_for_model("caf" + chr(0xDCE9) + " key sk-proj-Abc123def456ghi789jkl012")
+    'caf\ufffd key [REDACTED:openai-key]'
+    """
+    safe = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return redact(safe).text

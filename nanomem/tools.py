@@ -38,7 +38,7 @@ from jsonschema.exceptions import ValidationError
 from nanomem import gates
 from nanomem.chat import ToolCall
 from nanomem.config import Config
-from nanomem.redact import redact
+from nanomem.redact import redact, redact_for_model
 from nanomem.workspace import MEMORY_FILES
 
 logger = logging.getLogger(__name__)
@@ -251,7 +251,7 @@ def execute_tool_call(call: ToolCall, staged: StagedFiles, context: ToolContext)
     if reason is not None:
         return _refuse(tool, gates.safe_text(raw_path[:120]), safe_args, f"{tool}: {reason}")
     if tool == "read_file":
-        text = staged.read(path)
+        text = redact_for_model(staged.read(path))
         return ToolOutcome(tool, path, True, text if text else f"({path} is empty)",
                            arguments=safe_args)
     before = staged.read(path)

@@ -82,11 +82,20 @@ def git(git_dir: Path, *args: str, check: bool = True, work_tree: Path | None = 
 
 
 def fsck(git_dir: Path) -> None:
-    """Assert ``git fsck --strict`` is clean (exit 0, no error or warning lines)."""
+    """Assert ``git fsck --strict`` is clean (exit 0, no error or warning lines) and that no
+    commit has the same tree as its first parent (an empty commit)."""
     proc = subprocess.run(["git", f"--git-dir={git_dir}", "fsck", "--strict", "--no-dangling"],
                           capture_output=True, text=True, env=base_env())
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "error" not in proc.stderr.lower() and "warning" not in proc.stderr.lower(), proc.stderr
+    trees = {}
+    log = subprocess.run(["git", f"--git-dir={git_dir}", "log", "--all", "--format=%H %T %P"],
+                         capture_output=True, text=True, env=base_env(), check=True).stdout
+    for line in log.splitlines():
+        sha, tree, *parents = line.split()
+        trees[sha] = (tree, parents)
+    for sha, (tree, parents) in trees.items():  # DESIGN §5: no empty commits, ever
+        assert not parents or trees[parents[0]][0] != tree, f"empty commit {sha}"
 
 
 def all_git_objects(git_dir: Path) -> bytes:

@@ -18,6 +18,7 @@ import pytest
 
 from tests.e2e_support import (
     base_env,
+    cli,
     committed_bytes,
     dream_cursor,
     fake_edit,
@@ -37,11 +38,16 @@ from tests.fakellm import FakeLLM
 FACTS = "## Facts\n"
 
 
-def _assert_consistent_after_kill(ws: Path) -> None:
-    """The promises of DESIGN §7 about a killed process, checked from the files and git."""
+def _assert_consistent_after_kill(ws: Path, *, every_dream_commits: bool = True) -> None:
+    """The promises of DESIGN §7 about a killed process, checked from the files and git.
+
+    With ``every_dream_commits`` (each Dream of the test changes a file), the dream cursor may
+    not pass the newest ``Dream-Cursor:`` trailer; a Dream with no changes advances it without
+    a commit, by design."""
     fsck(git_dir_of(ws))
     text = dream_cursor(ws)
-    assert (int(text) if text else 0) <= max([0, *_dream_trailers(ws)])
+    if every_dream_commits:
+        assert (int(text) if text else 0) <= max([0, *_dream_trailers(ws)])
     if memory_bytes(ws) != committed_bytes(ws):  # not a committed state: picked up as manual:
         run = nanomem(ws, "dream", "--json")
         assert run.rc == 0, run.err
@@ -97,6 +103,13 @@ if where == "before-commit":
             os.kill(os.getpid(), signal.SIGKILL)
         return original(self, subject, *a, **k)
     gitstore.GitStore.commit = commit
+elif where == "before-restore-commit":
+    original = gitstore.GitStore._commit_files
+    def commit_files(self, files, message):
+        if message.startswith("restore:"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return original(self, files, message)
+    gitstore.GitStore._commit_files = commit_files
 elif where == "before-cursor":
     def write_dream_cursor(self, n):
         os.kill(os.getpid(), signal.SIGKILL)
@@ -111,10 +124,10 @@ def test_dream_kill9_between_write_commit_and_cursor_keeps_promises(
     tmp_path: Path, where: str
 ) -> None:
     ws = init_ws(tmp_path)
-    assert nanomem(ws, "append", "- [durable] User lives in Lyon.").rc == 0
-    assert nanomem(ws, "dream").rc == 0
+    assert cli("-w", str(ws), "append", "- [durable] User lives in Lyon.").rc == 0
+    assert cli("-w", str(ws), "dream").rc == 0
     assert dream_cursor(ws) == "1"
-    assert nanomem(ws, "append", "- [durable] Project KX-7731 ships in May.").rc == 0
+    assert cli("-w", str(ws), "append", "- [durable] Project KX-7731 ships in May.").rc == 0
     proc = subprocess.run(
         [sys.executable, "-c", _KILL_SCRIPT, where, "-w", str(ws), "dream"],
         capture_output=True, text=True, env=base_env(), timeout=60,
@@ -134,63 +147,88 @@ def test_dream_kill9_between_write_commit_and_cursor_keeps_promises(
     fsck(git_dir_of(ws))
 
 
-def test_append_kill9_mid_loop_leaves_unique_cursors_and_no_torn_neighbours(
+_WRITER = """
+import sys
+from nanomem import Memory
+mem = Memory(sys.argv[1])
+with open(sys.argv[3], "a") as log:
+    i = 0
+    while True:
+        i += 1
+        cursor = mem.history.append(f"- [durable] writer {sys.argv[2]} fact {i} " + "x" * 200)
+        log.write(f"{cursor}\\n")
+        log.flush()
+"""
+
+_DREAMER = """
+import sys
+from nanomem import Memory
+mem = Memory(sys.argv[1])
+while True:
+    mem.dream()
+"""
+
+
+def _all_history_entries(ws: Path) -> list[dict]:
+    """Every parseable line of history.jsonl and its overflow segments."""
+    import json
+
+    out = []
+    for path in sorted((ws / "memory").glob("history*.jsonl")):
+        for line in path.read_bytes().split(b"\n"):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out
+
+
+def test_append_and_dream_kill9_mid_loop_keep_cursors_unique_and_lose_nothing_pending(
     tmp_path: Path,
 ) -> None:
     ws = init_ws(tmp_path)
-    loop = (
-        "import sys\n"
-        "from nanomem import Memory\n"
-        "mem = Memory(sys.argv[1])\n"
-        "i = 0\n"
-        "while True:\n"
-        "    i += 1\n"
-        "    mem.history.append(f'- [durable] writer {sys.argv[2]} fact {i} ' + 'x' * 300)\n"
-    )
+    (ws / "nanomem.toml").write_text("[history]\nmax_history_entries = 4\n")
+    logs = [tmp_path / f"writer{n}.log" for n in range(3)]
     procs = [
-        subprocess.Popen([sys.executable, "-c", loop, str(ws), str(n)], env=base_env())
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(ws), str(n), str(logs[n])],
+                         env=base_env())
         for n in range(3)
     ]
-    history = ws / "memory" / "history.jsonl"
+    procs.append(subprocess.Popen([sys.executable, "-c", _DREAMER, str(ws)], env=base_env(),
+                                  stderr=subprocess.DEVNULL))
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and (
-        not history.exists() or history.read_bytes().count(b"\n") < 60
-    ):
+    while time.monotonic() < deadline and sum(
+        log.read_text().count("\n") for log in logs if log.exists()
+    ) < 150:
         time.sleep(0.05)
     for proc in procs:
         proc.send_signal(signal.SIGKILL)
     for proc in procs:
         proc.wait(10)
 
-    raw = history.read_bytes()
-    lines = raw.split(b"\n")
-    complete, tail = lines[:-1], lines[-1]
-    assert len(complete) >= 60
-    import json
+    granted = [int(line) for log in logs for line in log.read_text().split() if line.isdigit()]
+    assert len(granted) >= 150
+    assert len(granted) == len(set(granted))  # zero duplicate cursors across processes
+    status = nanomem(ws, "status", "--json")
+    assert status.rc == 0, status.err
+    processed = status.json()["dream_cursor"]
+    on_disk = [e["cursor"] for e in _all_history_entries(ws)]
+    assert len(on_disk) == len(set(on_disk)), sorted(c for c in on_disk if on_disk.count(c) > 1)
+    missing = {c for c in granted if c > processed} - set(on_disk)
+    assert not missing, (processed, sorted(missing))  # nothing pending was dropped or torn
+    assert any(s.startswith("dream:") for s in subjects(ws))
+    _assert_consistent_after_kill(ws, every_dream_commits=False)
 
-    cursors = [json.loads(line)["cursor"] for line in complete]  # every complete line parses
-    assert cursors == sorted(set(cursors))  # unique and strictly increasing
-    # a torn last line (killed mid-write) is at most one, and the next append still works
     run = nanomem(ws, "append", "- [durable] after the crash")
     assert run.rc == 0, run.err
-    new_cursor = int(run.out.strip())
-    assert new_cursor > max(cursors)
-    entries = history_lines_tolerant(history)
-    assert [e["cursor"] for e in entries][-1] == new_cursor
-    assert set(cursors) <= {e["cursor"] for e in entries}  # no neighbour was lost
-    assert tail == b"" or len(tail) < 400
-
-
-def history_lines_tolerant(path: Path) -> list[dict]:
-    import json
-
-    out = []
-    for line in path.read_bytes().split(b"\n"):
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            continue
-    return out
+    assert int(run.out) > max(granted)
+    for _ in range(5):  # one run handles at most batch_entries x max_batches entries
+        final = nanomem(ws, "dream", "--json")
+        assert final.rc == 0, final.err
+        if final.json()["status"] == "nothing_to_do":
+            break
+    assert final.json()["dream_cursor_after"] == int(run.out), final.out
+    fsck(git_dir_of(ws))
 
 
 def test_status_after_kills_reports_pending_entries_for_the_next_dream(tmp_path: Path) -> None:
@@ -202,3 +240,58 @@ def test_status_after_kills_reports_pending_entries_for_the_next_dream(tmp_path:
     assert run.rc == 0, run.err
     assert run.json()["pending"] == 1
     assert len(history_lines(ws)) == 1
+
+
+_KILL_AT_BACKUP = r"""
+import os, signal, sys
+real_replace = os.replace
+def replace(src, dst, *a, **k):
+    if str(dst).endswith("HISTORY.md.bak"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real_replace(src, dst, *a, **k)
+os.replace = replace
+from nanomem.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+LEGACY = (
+    "[2025-03-01 09:15] User set up the Berlin project; budget 40k EUR.\n\n"
+    "[2025-03-02 18:40] User prefers short answers.\n"
+)
+
+
+@pytest.mark.xfail(strict=True, reason="a migration killed before the .bak rename leaves "
+                   "HISTORY.md in place forever (the rerun sees a non-empty history.jsonl and "
+                   "skips); owner module history.py")
+def test_migration_kill9_before_the_backup_rename_finishes_on_the_next_run(
+    tmp_path: Path,
+) -> None:
+    ws = init_ws(tmp_path)
+    legacy = ws / "memory" / "HISTORY.md"
+    legacy.write_text(LEGACY)
+    proc = subprocess.run([sys.executable, "-c", _KILL_AT_BACKUP, "-w", str(ws), "status"],
+                          capture_output=True, text=True, env=base_env(), timeout=60)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    run = nanomem(ws, "status", "--json")
+    assert run.rc == 0, run.err
+    assert run.json()["cursor"] == 2 and run.json()["pending"] == 0
+    assert len(history_lines(ws)) == 2
+    assert not legacy.exists()
+    assert (ws / "memory" / "HISTORY.md.bak").read_text() == LEGACY
+
+
+def test_restore_kill9_before_its_commit_leaves_files_picked_up_as_manual(tmp_path: Path) -> None:
+    ws = init_ws(tmp_path)
+    assert cli("-w", str(ws), "append", "- [durable] User lives in Lyon.").rc == 0
+    done = cli("-w", str(ws), "dream", "--json").json()
+    assert done["status"] == "committed"
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILL_SCRIPT, "before-restore-commit", "-w", str(ws), "restore",
+         done["commit"][:7]],
+        capture_output=True, text=True, env=base_env(), timeout=60,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert "User lives in Lyon." not in (ws / "USER.md").read_text()  # written, not committed
+    _assert_consistent_after_kill(ws)  # the next run commits the restored files as manual:
+    assert "User lives in Lyon." not in (ws / "USER.md").read_text()
+    assert nanomem(ws, "status", "--json").json()["dream_cursor"] == 1

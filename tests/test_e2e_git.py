@@ -58,14 +58,14 @@ def test_dream_commit_holds_only_dreams_change_after_a_hand_edit(tmp_path: Path)
     fsck(gd)
 
 
-def _deep_history(ws: Path, count: int) -> list[str]:
+def _deep_history(ws: Path, start: int, count: int) -> list[str]:
     """Make ``count`` commits on top of HEAD with ``git fast-import``; return all commit shas,
     oldest first. The working tree is left equal to the new HEAD."""
     gd = git_dir_of(ws)
     branch = git(gd, "symbolic-ref", "HEAD").strip()
     parts: list[bytes] = []
-    content = MEMORY_HEAD
-    for i in range(count):
+    content = MEMORY_HEAD + "".join(f"- Fact {i} of the deep history.\n" for i in range(start))
+    for i in range(start, start + count):
         content += f"- Fact {i} of the deep history.\n"
         message = f"manual: hand edit {i}\n".encode()
         data = content.encode()
@@ -73,7 +73,7 @@ def _deep_history(ws: Path, count: int) -> list[str]:
             f"commit {branch}\ncommitter Test Person <t@example.com> {1_700_000_000 + i} +0000\n"
             .encode()
             + b"data %d\n" % len(message) + message
-            + (f"from {branch}^0\n".encode() if i == 0 else b"")
+            + (f"from {branch}^0\n".encode() if i == start else b"")
             + b"M 100644 inline memory/MEMORY.md\n" + b"data %d\n" % len(data) + data + b"\n"
         )
     subprocess.run(["git", f"--git-dir={gd}", "fast-import", "--quiet"], input=b"".join(parts),
@@ -85,12 +85,15 @@ def _deep_history(ws: Path, count: int) -> list[str]:
 @pytest.fixture(scope="module")
 def deep_ws(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     ws = init_ws(tmp_path_factory.mktemp("deep"))
-    shas = _deep_history(ws, 600)
+    shas = _deep_history(ws, 0, 600)
+    while max(Counter(sha[:4] for sha in shas).values()) < 2:  # an ambiguous 4-hex prefix
+        shas = _deep_history(ws, len(shas) - 1, 300)
     return ws, shas
 
 
 def _unique_prefix_sha(ws: Path, shas: list[str], depth: int) -> str:
-    all_objects = git(git_dir_of(ws), "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+    all_objects = git(git_dir_of(ws), "cat-file", "--batch-all-objects",
+                      "--batch-check=%(objectname)")
     counts = Counter(line[:4] for line in all_objects.split())
     for sha in reversed(shas[: len(shas) - depth]):
         if counts[sha[:4]] == 1:
@@ -121,8 +124,6 @@ def test_log_and_restore_of_an_ambiguous_prefix_list_candidates_and_change_nothi
     ws, shas = deep_ws
     by_prefix = Counter(sha[:4] for sha in shas)
     prefix = next((p for p, n in by_prefix.items() if n > 1), None)
-    if prefix is None:
-        pytest.skip("no two commits of this history share a 4-hex prefix")
     candidates = [sha for sha in shas if sha.startswith(prefix)]
     head, files = git(git_dir_of(ws), "rev-parse", "HEAD"), memory_bytes(ws)
 
