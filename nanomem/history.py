@@ -340,25 +340,46 @@ class History:
         if not legacy.is_file():
             return MigrationResult("nothing_to_do", reason="no memory/HISTORY.md")
         with self._lock:
-            if self.path.exists() and self.path.stat().st_size > 0:
-                logger.info("memory/HISTORY.md left alone: history.jsonl already has entries")
-                return MigrationResult("skipped", reason="history.jsonl is not empty")
             try:
-                text = legacy.read_bytes().decode("utf-8", errors="replace")
+                original = legacy.read_bytes()
             except OSError as exc:
                 raise HistoryError(f"{legacy}: cannot read ({exc.strerror})") from exc
+            if self.path.exists() and self.path.stat().st_size > 0:
+                if _find_backup(legacy, original):  # a migration killed before its last step
+                    legacy.unlink()
+                    fsync_dir(legacy.parent)
+                    return MigrationResult("migrated", reason="finished an interrupted migration")
+                logger.info("memory/HISTORY.md left alone: history.jsonl already has entries")
+                return MigrationResult("skipped", reason="history.jsonl is not empty")
             now = self._clock().strftime(TIMESTAMP_FORMAT)
-            entries = plan_migration(text, base=self._next_base_locked(), now=now)
-            if entries:  # cursors first: a crash before the rename re-runs safely above them
+            entries = plan_migration(original.decode("utf-8", errors="replace"),
+                                     base=self._next_base_locked(), now=now)
+            # The byte-identical backup first, then cursors and entries, then the original goes:
+            # a crash at any step re-runs safely or finishes above.
+            backup = _find_backup(legacy, original)
+            if backup is None:
+                backup = backup_path(legacy)
+                atomic_write(backup, original)
+            if entries:
                 self._write_cursor_file(self.workspace.dream_cursor, entries[-1].cursor)
                 self._write_cursor_file(self.workspace.cursor, entries[-1].cursor)
                 atomic_write(self.path, b"".join(render_line(e) for e in entries))
-            backup = backup_path(legacy)
-            os.replace(legacy, backup)
+            legacy.unlink()
             fsync_dir(legacy.parent)
         logger.info("migrated %d entries from HISTORY.md (kept as %s)", len(entries), backup.name)
         cursors = [entries[0].cursor, entries[-1].cursor] if entries else [None, None]
         return MigrationResult("migrated", len(entries), *cursors, backup=backup)
+
+
+def _find_backup(legacy: Path, original: bytes) -> Path | None:
+    """A ``HISTORY.md.bak*`` beside ``legacy`` that holds exactly ``original``, if any."""
+    for candidate in sorted(legacy.parent.glob(legacy.name + ".bak*")):
+        try:
+            if candidate.read_bytes() == original:
+                return candidate
+        except OSError:
+            continue
+    return None
 
 
 def _check_count(value: object, message: str) -> None:

@@ -132,17 +132,34 @@ class MalformedLines:
     """Malformed lines met during one read; :meth:`emit` logs one warning per kind."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[int, str, str, int]] = {}  # kind -> (count, file, detail, at)
+        self._seen: dict[str, tuple[int, Path, str, int]] = {}  # kind -> (count, file, detail, at)
 
     def add(self, problem: LineProblem, path: Path, offset: int) -> None:
         if problem.kind != "blank":
-            count, *first = self._seen.get(problem.kind, (0, path.name, problem.detail, offset))
+            count, *first = self._seen.get(problem.kind, (0, path, problem.detail, offset))
             self._seen[problem.kind] = (count + 1, *first)  # type: ignore[assignment]
 
     def emit(self) -> None:
-        for kind, (count, name, detail, at) in sorted(self._seen.items()):
-            logger.warning("%s: skipped %d line(s) with %s (first at byte %d: %s); repair or "
-                           "remove them", name, count, _PROBLEM_LABELS[kind], at, detail)
+        for kind, (count, path, detail, at) in sorted(self._seen.items()):
+            logger.warning("%s: skipped %d line(s) with %s (first at line %d: %s); repair or "
+                           "remove them", path.name, count, _PROBLEM_LABELS[kind],
+                           line_number(path, at), detail)
+
+
+def line_number(path: Path, offset: int) -> int:
+    """The 1-based line that starts at byte ``offset`` (counted only when a warning needs it)."""
+    newlines, remaining = 0, offset
+    try:
+        with path.open("rb") as handle:
+            while remaining > 0:
+                block = handle.read(min(remaining, 1 << 20))
+                if not block:
+                    break
+                newlines += block.count(b"\n")
+                remaining -= len(block)
+    except OSError:
+        return 0
+    return newlines + 1
 
 
 class LineReader:

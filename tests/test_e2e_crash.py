@@ -260,9 +260,6 @@ LEGACY = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="a migration killed before the .bak rename leaves "
-                   "HISTORY.md in place forever (the rerun sees a non-empty history.jsonl and "
-                   "skips); owner module history.py")
 def test_migration_kill9_before_the_backup_rename_finishes_on_the_next_run(
     tmp_path: Path,
 ) -> None:
@@ -295,3 +292,35 @@ def test_restore_kill9_before_its_commit_leaves_files_picked_up_as_manual(tmp_pa
     _assert_consistent_after_kill(ws)  # the next run commits the restored files as manual:
     assert "User lives in Lyon." not in (ws / "USER.md").read_text()
     assert nanomem(ws, "status", "--json").json()["dream_cursor"] == 1
+
+
+_KILL_AT_UNLINK = r"""
+import os, pathlib, signal, sys
+real_unlink = pathlib.Path.unlink
+def unlink(self, *a, **k):
+    if self.name == "HISTORY.md":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real_unlink(self, *a, **k)
+pathlib.Path.unlink = unlink
+from nanomem.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_migration_kill9_after_writing_history_finishes_without_a_second_copy(
+    tmp_path: Path,
+) -> None:
+    ws = init_ws(tmp_path)
+    legacy = ws / "memory" / "HISTORY.md"
+    legacy.write_text(LEGACY)
+    proc = subprocess.run([sys.executable, "-c", _KILL_AT_UNLINK, "-w", str(ws), "status"],
+                          capture_output=True, text=True, env=base_env(), timeout=60)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert legacy.exists() and len(history_lines(ws)) == 2  # killed before the last step
+    run = nanomem(ws, "status", "--json")
+    assert run.rc == 0, run.err
+    assert run.json()["cursor"] == 2 and run.json()["pending"] == 0
+    assert len(history_lines(ws)) == 2  # not migrated twice
+    assert not legacy.exists()
+    assert sorted(p.name for p in (ws / "memory").glob("HISTORY.md.bak*")) == ["HISTORY.md.bak"]
+    assert (ws / "memory" / "HISTORY.md.bak").read_text() == LEGACY

@@ -90,8 +90,6 @@ def test_garbage_history_lines_are_skipped_with_one_warning_and_neighbours_kept(
     assert "garbage line" in history.read_text()  # a line a person may repair is kept
 
 
-@pytest.mark.xfail(strict=True, reason="warnings name a byte offset, not the line; owner "
-                   "module history.py/historyfile.py")
 def test_garbage_history_line_warning_names_the_line_number(tmp_path: Path) -> None:
     ws = init_ws(tmp_path)
     assert cli("-w", str(ws), "append", "- [durable] User lives in Lyon.").rc == 0

@@ -90,6 +90,8 @@ def test_memory_dream_commits_and_advances_the_cursor(memory: Memory) -> None:
     assert memory.store.latest("dream").sha == result.commit
     assert memory.history.read_dream_cursor() == 1
     assert "peanuts" in memory.workspace.user.read_text("utf-8")
+    last = memory.status()["last_dream"]
+    assert (last["sha"], last["dream_cursor"]) == (result.commit, 1)
 
 
 def test_memory_sync_wrapper_works_inside_a_running_event_loop(memory: Memory) -> None:
