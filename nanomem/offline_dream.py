@@ -6,13 +6,16 @@ would make, so every edit still passes jsonschema and the gates.
 - first turn (no tool results in the conversation yet): parse the batch's facts
   (``- [mark] text`` lines; a plain note without marks counts as durable facts, one per line;
   ``[RAW]`` entries are skipped), then plan, in this order,
-  1. each ``[correction]``: replace the existing line it corrects (the most similar unpinned
-     bullet that shares a distinctive token or a topic such as *where the person lives*); a
-     ``<!-- permanent -->`` line is replaced only when :func:`nanomem.corrections.matches` agrees,
-     and keeps its mark; with no match the correction is added as a new fact;
+  1. each ``[correction]``: replace the existing line it corrects (preferably one that sets the
+     same slot with another value, :mod:`nanomem.offline_slots`; else the most similar unpinned
+     bullet that shares a distinctive token or a topic such as *where the person lives*),
+     written without the clauses that restate the old value; a ``<!-- permanent -->`` line is
+     replaced only when :func:`nanomem.corrections.matches` agrees, and keeps its mark; with no
+     match the correction is added as a new fact;
   2. expiry: remove ``<!-- ephemeral YYYY-MM-DD -->`` lines older than ``task.ttl_days``
      before ``task.now`` (never pinned lines; within the run's deletion share);
-  3. new facts: route each (SOUL = agent behaviour, USER = the person, MEMORY = the work),
+  3. new facts: route each (SOUL = agent behaviour and requests about how to answer,
+     USER = the person, MEMORY = the work),
      skip near-duplicates, and add the rest at the end of the file's ``## Facts`` /
      ``## Behaviour`` section with one ``edit_file`` per file (``write_file`` for an empty file).
   All calls go out in one reply.
@@ -45,6 +48,8 @@ from typing import Any
 from nanomem.chat import ChatResponse, ToolCall
 from nanomem.corrections import matches as permanent_correction_matches
 from nanomem.corrections import topics_of
+from nanomem.offline_extract import is_self_introduction, is_style_request
+from nanomem.offline_slots import same_slot, trim_correction
 
 DUPLICATE_THRESHOLD = 0.8
 CORRECTION_THRESHOLD = 0.34
@@ -72,6 +77,7 @@ _LEAD_IN = re.compile(
     r"|(?:其实|另外)[，,：:]?|(?:不对|更正|纠正)(?:一下)?[，,：:]"
     r")+", _I)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s*$")  # "Dr. Lee": a name, not a sentence opening
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"[^\W_]+(?:[-.,:/'][^\W_]+)*")
@@ -185,14 +191,14 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
             continue
         view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
         target = find_corrected(fact.text, view)
-        plain = Fact("durable", fact.text, fact.day)
         if target is not None and _PIN.search(target[1]):
             counts["skipped"] += 1  # a person's pinned line wins over a correction
             continue
         if target is None or target[1].strip() in touched:
-            add(plain)
+            add(Fact("durable", trim_correction(fact.text), fact.day))
             continue
         rel, line = target
+        plain = Fact("durable", trim_correction(fact.text, _COMMENT.sub("", line)), fact.day)
         new_line = render_line(plain, permanent=bool(_PERMANENT.search(line)))
         if line in planned.get(rel, []):
             planned[rel][planned[rel].index(line)] = new_line
@@ -265,9 +271,9 @@ def route_fact(text: str) -> str:
     """
     if _HEALTH.search(text):
         return "USER.md"  # "you must never forget: I'm allergic to X" is about the person
-    if _SOUL.search(text) and (_ADDRESSED.search(text) or _CJK_RUN.search(text)):
+    if is_style_request(text) or (_SOUL.search(text) and (_ADDRESSED.search(text) or _CJK_RUN.search(text))):
         return "SOUL.md"
-    if topics_of(text, correction=True):
+    if is_self_introduction(text) or topics_of(text, correction=True):
         return "USER.md"  # where the person lives, their name, job, allergies or diet
     if _WORK.search(text):
         return "memory/MEMORY.md"
@@ -360,13 +366,16 @@ def distinctive(text: str) -> frozenset[str]:
 
     >>> sorted(distinctive("Contract KX-7731 with Ana ends in March"))
     ['ana', 'kx-7731', 'march']
+    >>> sorted(distinctive("My vet is Dr. Lee."))
+    ['dr', 'lee']
     """
     text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text))
     text = re.sub(r"^\s*[-*+]\s+", "", text)
     out: set[str] = set()
     for match in _WORD.finditer(text):
         word = match.group(0)
-        opening = match.start() == 0 or re.search(r"[.!?:]\s*$", text[:match.start()])
+        before = text[:match.start()]
+        opening = match.start() == 0 or (re.search(r"[.!?:]\s*$", before) and not _TITLE.search(before))
         if _DIGIT.search(word):
             out.add(word.replace(",", "").casefold())
         elif word[:1].isupper() and not opening and word.casefold() not in _STOP:
@@ -388,7 +397,10 @@ def is_duplicate(fact: str, line: str) -> bool:
 def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str] | None:
     """``(path, line)`` of the bullet a correction corrects, or None (pinned lines included,
     so that the caller can let a pin win). A line related only by topic must sit in the file
-    the correction itself routes to: "the meeting moved" never corrects where the person lives."""
+    the correction itself routes to: "the meeting moved" never corrects where the person lives.
+    A line that holds the same slot with another value (:func:`nanomem.offline_slots.same_slot`:
+    "rent is 1,150 now" for "Rent is 980 a month") and shares a word with the correction is
+    preferred, in any file; a pinned line is never chosen by its slot alone."""
     mine, marks = tokens(correction, topics=True), distinctive(correction)
     home = route_fact(correction)
     best: tuple[float, str, str] | None = None
@@ -404,12 +416,14 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             related = bool(marks & (distinctive(line) | theirs)) or len(shared) >= 2 or by_topic
             score = len(shared) / len(theirs)
             same_subject = bool(phrases(correction) & phrases(line))
-            if not related or (score < CORRECTION_THRESHOLD and not same_subject):
+            close = related and (score >= CORRECTION_THRESHOLD or same_subject)
+            slot = bool(shared) and same_slot(correction, _COMMENT.sub("", line))
+            if not close and not (slot and not _PIN.search(line)):
                 continue
             if _PERMANENT.search(line) and not permanent_correction_matches(line, correction):
                 continue
-            if best is None or score > best[0]:
-                best = (score, rel, line)
+            if best is None or (slot, score) > best[0]:
+                best = ((slot, score), rel, line)
     return None if best is None else (best[1], best[2])
 
 

@@ -57,6 +57,37 @@ ENGLISH = [
     ("Change of plans: the retreat is in Bruges.", "correction"),
     ("The gym is now open until 23:00.", "correction"),
     ("The call is scheduled for today.", "ephemeral"),
+    # how the assistant should answer
+    ("Keep replies short.", "durable"),
+    ("No exclamation marks, ever.", "durable"),
+    ("When you summarise meetings, use numbered lists.", "durable"),
+    ("Could you always answer in plain English?", "durable"),
+    ("Be more casual with me, I'm not your boss.", "durable"),
+    ("And put the costs in a table please.", "durable"),
+    ("Keep your answers under 100 words.", "durable"),
+    ("Can you remember that I prefer aisle seats?", "durable"),
+    # names said in passing, titles and outcomes
+    ("Hello, Jo Park here!", "permanent"),
+    ("Marta Quist here, hope you're well.", "permanent"),
+    ("My accountant is Mr. T. Okoro.", "durable"),
+    ("My thesis got approved by the board!", "durable"),
+    ("Booking No. 88123 is confirmed.", "durable"),
+    ("Tender ref 4471.", "durable"),
+    ("I booked the hall this morning, ref KQ-118.", "durable"),
+    ("I parked in bay C-14 this morning.", "ephemeral"),
+    ("From tomorrow I'm in Oslo for three days.", "ephemeral"),
+    # deadlines: an absolute date is durable, a relative one short-lived
+    ("The grant report is due on June 3.", "durable"),
+    ("Deadline for the visa form is 2026-08-14.", "durable"),
+    ("The essay is due tomorrow.", "ephemeral"),
+    ("Remind me on May 3 to renew the lease.", "ephemeral"),
+    # corrections that do not repeat the old value
+    ("The budget is 3,400 EUR, not 3,000.", "correction"),
+    ("I misspoke: the venue is the Harbour Hall.", "correction"),
+    ("From next month we open at 07:30.", "correction"),
+    ("The ferry leaves at 06:10 now.", "correction"),
+    ("Kiln service KS-4410 was cancelled and the new job is KS-4471.", "correction"),
+    ("Could you list suppliers as a numbered list?", "durable"),
 ]
 CHINESE = [
     ("我叫王小明。", "permanent"),
@@ -79,6 +110,17 @@ CHINESE = [
     ("房租降到三千了。", "correction"),
     ("我们上个月搬家了。", "correction"),
     ("我已经订了今晚的餐厅。", "ephemeral"),
+    ("解释术语时请用英文单词。", "durable"),
+    ("语气随意一点。", "durable"),
+    ("回答尽量简短。", "durable"),
+    ("以后回复请用表格。", "durable"),
+    ("我女儿叫陈可欣，今年六岁。", "durable"),
+    ("老板叫王建国。", "durable"),
+    ("孩子的班主任是何静老师。", "durable"),
+    ("报告6月3日截止。", "durable"),
+    ("报告明天截止。", "ephemeral"),
+    ("会议改在周四下午。", "correction"),
+    ("我们改去成都了，不去重庆。", "correction"),
 ]
 NOISE = [
     "Hi!", "Thanks, that was great.", "lol ok", "What's the weather like?", "Can you help me?",
@@ -87,6 +129,12 @@ NOISE = [
     "I spilled coffee on my keyboard this morning.", "The printer jammed twice today.",
     "Thanks, Jonas!", "I moved the sofa to the other wall.", "今天电梯坏了，只好走楼梯。",
     "同事今天带了蛋糕来会议室。",
+    "Can you make a table of the costs?", "Please send the answers to Maria.",
+    "Use the short route through the park.", "Put the guest list in the shared folder.",
+    "Keep the lists of suppliers in the shared drive.", "The tone of the meeting was tense.",
+    "Everyone here loves the new coffee machine.", "I booked the hall this morning.",
+    "How many chairs do I need for the party?", "Do I need a visa for Chile?",
+    "请尽快回复客户的邮件。", "房东叫我去拿钥匙。", "孩子叫不醒。",
 ]
 
 
@@ -116,6 +164,28 @@ def test_extract_facts_skips_code_blocks_duplicates_and_pasted_walls() -> None:
 
 def test_split_sentences_keeps_decimals_and_chinese_punctuation() -> None:
     assert split_sentences("Version 2.5 is out. 好吗？！嗯。") == ["Version 2.5 is out.", "好吗？！", "嗯。"]
+
+
+def test_split_sentences_never_cuts_after_a_title_an_abbreviation_or_an_initial() -> None:
+    text = ("Ask Prof. Lindqvist or Mrs. J. Oduya about it. Bring snacks, e.g. fruit, nuts etc. "
+            "and water. Flat No. 14 is ours. No. It is not.")
+    assert split_sentences(text) == [
+        "Ask Prof. Lindqvist or Mrs. J. Oduya about it.",
+        "Bring snacks, e.g. fruit, nuts etc. and water.",
+        "Flat No. 14 is ours.",
+        "No.",
+        "It is not.",
+    ]
+
+
+def test_extract_facts_judges_each_sentence_of_an_excited_message_on_its_own() -> None:
+    facts = extract_facts(["We did it!!! The grant came through! Grant ID 7734. So happy."])
+    assert facts == [("durable", "Grant ID 7734.")]
+
+
+def test_extract_facts_keeps_a_name_behind_a_title() -> None:
+    assert extract_facts(["Our vet is Dr. Imogen Salt-Whitby. She is great."]) == [
+        ("durable", "Our vet is Dr. Imogen Salt-Whitby.")]
 
 
 def complete(engine: OfflineEngine, request: ChatRequest):  # noqa: ANN201

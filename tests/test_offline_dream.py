@@ -79,6 +79,8 @@ def test_is_duplicate_uses_containment_and_distinctive_tokens() -> None:
     assert not is_duplicate("Budget is 4500", "- Budget is 5000")
     assert not is_duplicate("Meets Ana on Friday", "- Meets Bruno on Friday")
     assert not is_duplicate("Likes green tea and jazz and hiking", "- Likes green tea")
+    assert not is_duplicate("My new supervisor at the lab is Dr. Lee",
+                            "- My new supervisor at the lab is Dr. Park")
 
 
 def test_offline_dream_correction_replaces_lisbon_with_porto(setup: Setup) -> None:
@@ -110,10 +112,12 @@ def test_offline_dream_correction_fixes_a_fact_of_the_same_batch(setup: Setup) -
     assert "2026-12-08" in memory and "2026-12-01" not in memory
 
 
-def test_offline_dream_correction_without_a_match_is_added(setup: Setup) -> None:
+def test_offline_dream_correction_without_a_match_is_added_without_its_negated_old_value(
+    setup: Setup,
+) -> None:
     seed(setup, user=USER + "- I like tea\n")
     dream(setup, "- [correction] My dog is called Rex, not Max.")
-    assert setup.read("USER.md").endswith("- I like tea\n- My dog is called Rex, not Max.\n")
+    assert setup.read("USER.md").endswith("- I like tea\n- My dog is called Rex.\n")
 
 
 def test_offline_dream_expires_stale_ephemeral_facts(setup: Setup) -> None:
@@ -258,3 +262,62 @@ def test_offline_dream_skips_an_ephemeral_fact_said_too_long_ago(setup: Setup) -
                    now=datetime(2026, 11, 30))
     assert result.status == "no_changes"
     assert "umbrella" not in setup.read("memory/MEMORY.md")
+
+
+def test_route_fact_sends_requests_about_answers_to_soul_and_self_introductions_to_user() -> None:
+    assert route_fact("When you summarise meetings, use numbered lists.") == "SOUL.md"
+    assert route_fact("And no exclamation marks in client emails please.") == "SOUL.md"
+    assert route_fact("解释术语时请用英文单词。") == "SOUL.md"
+    assert route_fact("Hello, Jo Park here!") == "USER.md"
+    assert route_fact("Put the guest list in the shared folder.") == "memory/MEMORY.md"
+
+
+def test_offline_dream_learns_preferences_into_soul(setup: Setup) -> None:
+    result = dream(setup, "- [durable] Keep replies short.", "- [durable] 语气随意一点。",
+                   "- [durable] Could you always answer in plain English?")
+    assert result.status == "committed", result.refused
+    assert setup.read("SOUL.md").endswith(
+        "- Keep replies short.\n- 语气随意一点。\n- Could you always answer in plain English?\n")
+
+
+@pytest.mark.parametrize(
+    ("old", "correction", "new"),
+    [
+        ("- Rent is 1,090 a month, paid by transfer\n",
+         "Landlord says the rent goes up to 1,240 from May.",
+         "- Landlord says the rent goes up to 1,240 from May.\n"),
+        ("- The bakery closes at 19:00 on weekdays\n",
+         "From next month we shut at 18:30 on weekdays.",
+         "- From next month we shut at 18:30 on weekdays.\n"),
+        ("- The thesis is due on April 30\n",
+         "Good news: the committee pushed the thesis deadline to June 12.",
+         "- Good news: the committee pushed the thesis deadline to June 12.\n"),
+        ("- Train ICE 578 leaves Munich at 09:12\n",
+         "Deutsche Bahn rebooked me: ICE 578 was cancelled and I'm on ICE 592 now.",
+         "- Deutsche Bahn rebooked me: I'm on ICE 592 now.\n"),
+        ("- 国庆打算去桂林玩四天\n", "桂林人太多了，改去大理。", "- 改去大理。\n"),
+        ("- The caterer is Harbour Kitchen\n", "The caterer is Olive & Thyme, not Harbour Kitchen.",
+         "- The caterer is Olive & Thyme.\n"),
+    ],
+)
+def test_offline_dream_correction_replaces_the_line_of_the_same_slot_without_its_old_value(
+    setup: Setup, old: str, correction: str, new: str,
+) -> None:
+    seed(setup, memory=MEMORY + old + "- Gym on Fridays\n")
+    result = dream(setup, f"- [correction] {correction}")
+    assert result.status == "committed" and result.refused == ()
+    assert setup.read("memory/MEMORY.md") == MEMORY + new + "- Gym on Fridays\n"
+
+
+def test_offline_dream_slot_rule_leaves_other_attributes_and_pinned_lines(setup: Setup) -> None:
+    dentist = "- Dentist appointment on 2026-12-03 at 09:00\n"
+    pinned = "- Shop closes at 19:00 on weekdays <!-- pin -->\n"
+    hotel = "- Hotel costs EUR 140 per night\n"
+    seed(setup, memory=MEMORY + dentist + pinned + hotel)
+    result = dream(setup, "- [correction] The team meeting moved to 10:30.",
+                   "- [correction] We shut at 18:00 on weekdays from June.",
+                   "- [correction] The marketing budget is now EUR 5200.")
+    assert result.status == "committed" and result.refused == ()
+    assert setup.read("memory/MEMORY.md") == MEMORY + dentist + pinned + hotel + (
+        "- The team meeting moved to 10:30.\n- We shut at 18:00 on weekdays from June.\n"
+        "- The marketing budget is now EUR 5200.\n")
