@@ -27,7 +27,12 @@ THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 PIECE_SPLIT = re.compile(r"[-/–,+]")
 LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)*[*_`\"'“(]*")
 MARK = re.compile(r"<!--\s*(.*?)\s*-->")
-_SENTENCE_BREAK = re.compile(r"[.!?;]\s+[*_`\"'“(]*")
+# A full stop after a title or a single initial ("Dr. Brennan", "J. Smith") does not end a sentence,
+# so the name after it is still checked.
+_SENTENCE_BREAK = re.compile(
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bMrs)(?<!\bProf)(?<!\b[A-Z])"
+    r"[.!?;]\s+[*_`\"'“(]*"
+)
 
 # Capitalised words that are ordinary words when they open a sentence or a heading.
 COMMON_WORDS = frozenset(

@@ -25,6 +25,14 @@ def test_find_untraced_reports_everything_when_nothing_is_known() -> None:
     assert find_untraced(["- Budget 4500 for Acme"], []) == ["4500", "Acme"]
 
 
+def test_find_untraced_checks_a_name_after_a_title_or_an_initial() -> None:
+    # Names that look like verb forms ("Jennings", "Reeves") pass at a sentence start; after a
+    # title or an initial they are no sentence start, so they are checked.
+    known = ["- [durable] Contract KX-7731; Dr. Ng and J. Ortiz met us"]
+    lines = ["- Dr. Jennings signed KX-7731.", "- J. Reeves agreed."]
+    assert find_untraced(lines, known) == ["Jennings", "Reeves"]
+
+
 def test_traceability_and_textunits_docstring_examples_hold() -> None:
     import doctest
 
