@@ -196,11 +196,16 @@ def test_append_and_dream_kill9_mid_loop_keep_cursors_unique_and_lose_nothing_pe
     ]
     procs.append(subprocess.Popen([sys.executable, "-c", _DREAMER, str(ws)], env=base_env(),
                                   stderr=subprocess.DEVNULL))
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and sum(
-        log.read_text().count("\n") for log in logs if log.exists()
-    ) < 150:
-        time.sleep(0.05)
+    def written() -> int:
+        return sum(log.read_text().count("\n") for log in logs if log.exists())
+
+    # Kill only once every process is in its loop: 150 appends and a Dream committed mid-run.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        written() >= 150 and all(log.exists() for log in logs)
+        and any(s.startswith("dream:") for s in subjects(ws))
+    ):
+        time.sleep(0.1)
     for proc in procs:
         proc.send_signal(signal.SIGKILL)
     for proc in procs:
