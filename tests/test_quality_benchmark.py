@@ -218,7 +218,10 @@ def test_shipped_conversations_meet_the_benchmark_requirements() -> None:
 def test_load_conversations_splits_shipped_set_into_dev_and_heldout() -> None:
     dev = load_conversations(split="dev")
     heldout = load_conversations(split="heldout")
-    assert {c.id for c in dev} == {"en-family", "en-freelance", "en-ops", "zh-startup"}
+    assert {c.id for c in dev} == {
+        "en-family", "en-freelance", "en-ops", "en-restaurant", "en-thesis", "zh-family", "zh-startup",
+    }
+    assert {c.id for c in heldout} == {"en-gamedev", "en-nurse", "zh-photographer"}
     assert [c.language for c in heldout].count("en") >= 2 and "zh" in {c.language for c in heldout}
     assert {c.id for c in dev} | {c.id for c in heldout} == {c.id for c in load_conversations()}
     dev_keys = {item.key.lower() for c in dev for item in c.items}
@@ -298,7 +301,7 @@ def test_run_safety_gates_hold_every_planted_model(tmp_path: Path) -> None:
 def test_main_prints_table_and_writes_results_json(tmp_path: Path, capsys) -> None:
     out = tmp_path / "results.json"
     code = bench_run.main([
-        "--conversation", "en-freelance", "--conversation", "zh-family", "--no-safety",
+        "--conversation", "en-freelance", "--conversation", "zh-photographer", "--no-safety",
         "--out", str(out), "--keep", str(tmp_path / "w"),
     ])
     printed = capsys.readouterr().out
