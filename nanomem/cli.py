@@ -247,6 +247,9 @@ def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         flag = "" if size["exists"] else "  (missing)"
         over = "  OVER CAP" if size["chars"] > size["cap"] else ""
         print(f"  {rel:<18}{size['chars']:>7,} / {size['cap']:,} chars{flag}{over}", file=out)
+    if status["uncommitted"]:
+        print(f"uncommitted   {', '.join(status['uncommitted'])} (hand edits; the next Dream, "
+              "restore or watch commits them as manual:)", file=out)
     last = status["last_dream"]
     if last:
         print(f"last dream    {commands.short(last['sha'])} {last['time']} {last['subject']}",

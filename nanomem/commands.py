@@ -269,6 +269,9 @@ def render_status(status: Mapping[str, Any]) -> str:
     for rel, size in status.get("files", {}).items():
         flag = " **over cap**" if size["chars"] > size["cap"] else ""
         lines.append(f"- `{rel}` {size['chars']:,}/{size['cap']:,} chars{flag}")
+    if status.get("uncommitted"):
+        files = ", ".join(f"`{rel}`" for rel in status["uncommitted"])
+        lines.append(f"- hand edits not yet versioned: {files}")
     last = status.get("last_dream")
     if last:
         sha, when = short(last["sha"]), _time(last["time"])

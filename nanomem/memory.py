@@ -414,17 +414,21 @@ class Memory:
         """Cursors, pending entries, repository, provider and file sizes; never creates files.
 
         The stable keys are ``cursor``, ``dream_cursor``, ``pending``, ``git_dir``, ``head``
-        and ``provider`` (DESIGN §8). The API key is never included.
+        and ``provider`` (DESIGN §8); ``uncommitted`` lists memory files with hand edits not yet
+        versioned (the next Dream, restore or ``watch`` commits them as ``manual:``). The API
+        key is never included.
         """
         files = {}
         for rel, path in self.workspace.memory_paths().items():
             chars = len(path.read_bytes().decode("utf-8", "replace")) if path.is_file() else 0
             files[rel] = {"chars": chars, "cap": self.config.cap_for(rel), "exists": path.is_file()}
         git_dir = head = last = None
+        uncommitted: list[str] = []
         if self.has_repository():
             try:
                 store = self.store
                 git_dir, head = str(store.git_dir), store.head()
+                uncommitted = store.dirty_files()
                 latest = store.latest("dream")
                 if latest is not None:
                     last = {
@@ -447,6 +451,7 @@ class Memory:
             "model": self.config.model,
             "base_url": self.config.base_url,
             "files": files,
+            "uncommitted": uncommitted,
             "last_dream": last,
             "background_dream": job.describe() if job is not None else None,
             "provider_notes": read_provider_notes(self.workspace),

@@ -92,6 +92,11 @@ def test_memory_dream_commits_and_advances_the_cursor(memory: Memory) -> None:
     assert "peanuts" in memory.workspace.user.read_text("utf-8")
     last = memory.status()["last_dream"]
     assert (last["sha"], last["dream_cursor"]) == (result.commit, 1)
+    assert memory.status()["uncommitted"] == []
+    with memory.workspace.soul.open("a", encoding="utf-8") as soul:
+        soul.write("- Answer in French.\n")
+    assert memory.status()["uncommitted"] == ["SOUL.md"]
+    assert "hand edits not yet versioned: `SOUL.md`" in memory.handle_command("/memory")
 
 
 def test_memory_sync_wrapper_works_inside_a_running_event_loop(memory: Memory) -> None:
