@@ -27,6 +27,7 @@ from typing import Any
 from nanomem.chat import ChatRequest, ChatResponse, ToolCall, Usage
 from nanomem.offline_extract import (  # noqa: F401 (re-exported: the engine's sentence rules)
     MAX_FACT_CHARS,
+    announces_change,
     classify_sentence,
     has_name,
     is_narrative,
@@ -51,8 +52,12 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[s
     facts: list[tuple[str, str, str | None]] = []
     seen: set[str] = set()
     for text, day in texts:
+        announced = False  # a sentence before announced a change without giving the new value
         for sentence in split_sentences(_FENCE.sub("\n", text)):
             mark = classify_sentence(sentence)
+            if mark in ("durable", "permanent") and announced:
+                mark = "correction"  # "They reissued my badge. The number is now B-12."
+            announced = mark is None and announces_change(sentence)
             if mark is not None and sentence not in seen:
                 seen.add(sentence)
                 facts.append((mark, sentence, day))

@@ -49,7 +49,15 @@ from nanomem.chat import ChatResponse, ToolCall
 from nanomem.corrections import matches as permanent_correction_matches
 from nanomem.corrections import topics_of
 from nanomem.offline_extract import is_self_introduction, is_style_request
-from nanomem.offline_slots import same_slot, trim_correction
+from nanomem.offline_slots import (
+    attributes_of,
+    identifier_families,
+    old_value,
+    same_slot,
+    substitute_value,
+    trim_correction,
+    values_of,
+)
 
 DUPLICATE_THRESHOLD = 0.8
 CORRECTION_THRESHOLD = 0.34
@@ -198,7 +206,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
             add(Fact("durable", trim_correction(fact.text), fact.day))
             continue
         rel, line = target
-        plain = Fact("durable", trim_correction(fact.text, _COMMENT.sub("", line)), fact.day)
+        plain = Fact("durable", corrected_text(fact.text, _COMMENT.sub("", line)), fact.day)
         new_line = render_line(plain, permanent=bool(_PERMANENT.search(line)))
         if line in planned.get(rel, []):
             planned[rel][planned[rel].index(line)] = new_line
@@ -403,6 +411,8 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
     preferred, in any file; a pinned line is never chosen by its slot alone."""
     mine, marks = tokens(correction, topics=True), distinctive(correction)
     home = route_fact(correction)
+    named_old = old_value(correction)
+    old_values = values_of(named_old) if named_old else {}
     best: tuple[float, str, str] | None = None
     for rel, text in files.items():
         for line in text.splitlines():
@@ -417,7 +427,11 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             score = len(shared) / len(theirs)
             same_subject = bool(phrases(correction) & phrases(line))
             close = related and (score >= CORRECTION_THRESHOLD or same_subject)
-            slot = bool(shared) and same_slot(correction, _COMMENT.sub("", line))
+            plain = _COMMENT.sub("", line)
+            family = bool(identifier_families(correction).keys() & identifier_families(plain).keys())
+            slot = (bool(shared) or family) and same_slot(correction, plain)
+            if old_values and any(old_values[kind] & values_of(plain)[kind] for kind in old_values):
+                slot = True  # the line holds the old value the correction names ("from 40 to 55")
             if not close and not (slot and not _PIN.search(line)):
                 continue
             if _PERMANENT.search(line) and not permanent_correction_matches(line, correction):
@@ -425,6 +439,26 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             if best is None or (slot, score) > best[0]:
                 best = ((slot, score), rel, line)
     return None if best is None else (best[1], best[2])
+
+
+def corrected_text(correction: str, line: str) -> str:
+    """The text that replaces ``line``: the correction without the old value; or, when the
+    correction says nothing of what the line is about ("The number on it is K-20." for
+    "My locker key is K-11"), the line with the new value put in its place.
+
+    >>> corrected_text("The number on it is K-20.", "- My locker key is K-11")
+    'My locker key is K-20'
+    >>> corrected_text("We raised the fee from 40 to 55 euros.", "- The fee is 40 euros")
+    'We raised the fee to 55 euros.'
+    """
+    body = re.sub(r"^\s*[-*+]\s+", "", line).strip()
+    shared = tokens(correction) & tokens(body)
+    words = {t for t in shared if not _DIGIT.search(t)}
+    if not words and not attributes_of(correction) & attributes_of(body):
+        swapped = substitute_value(correction, body)
+        if swapped is not None:
+            return swapped
+    return trim_correction(correction, line)
 
 
 def expired_lines(files: Mapping[str, str], today: date, ttl_days: int) -> list[tuple[str, str]]:

@@ -39,6 +39,10 @@ _CORRECTION_STRONG = _rx(
     r"更正", r"改成", r"改为", r"搬到", r"搬去", r"搬家", r"不再", r"换成",
     r"(?:提高|提升|增加|降低|降|减少|调整|推迟|延期|延到|提前|改)(?:到|为|成|至)", r"改(?:去|在|用)",
     r"换(?:到|去|用)", r"不是[^，。！？]{1,12}而是",
+    r"涨(?:到|为|至|成)", r"改期", r"以后[^，。！？]{0,10}?(?:都|全)?交给",
+    # a changed person: "we replaced Ada with Bo", "the new accountant is Lena Ruiz"
+    r"\breplaced (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? with (?-i:[A-Z])",
+    r"\bthe new [a-z]+ (?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
 )
 # Admitting a mistake ("I'd misread it", "I got the dates wrong", 记错了): a correction when the
 # sentence is decisive anyway.
@@ -51,13 +55,15 @@ _ADMISSION = _rx(
 # the sentence also carries a value (number, identifier, name) or another decisive signal.
 _CORRECTION_CHANGE = _rx(
     r"\b(?:changed|raised|lowered|increased|decreased|reduced|cut|bumped|moved|pushed|postponed|"
-    r"rescheduled|updated|extended|shortened|switched|upgraded|downgraded|renamed|relocated)\b"
+    r"rescheduled|updated|extended|shortened|switched|upgraded|downgraded|renamed|relocated|"
+    r"put (?:\w+ ){0,3}(?:up|down)|went (?:up|down)|rose|fell|jumped|dropped|climbed|hiked)\b"
     r"[^.!?]{0,60}?\b(?:to|until)\b",
 )
 _CORRECTION_WEAK = _rx(
     r"\bactually\b", r"其实", r"不对", r"错了", r"现在",
     r"\b(?:I|we|you|they|he|she|it)(?:'re|'m|'s|’re|’m|’s| are| am| is)?\s+now\b", r"\b(?:is|are)\s+now\b",
-    r"\bnow\s*[.!]?\s*$",
+    r"\bnow\s*[.!]?\s*$", r"\b(?:is|are)\s+[^,.;!?]{1,30}?\s+now\s*[,;]",
+    r"\b(?:reissued|re-issued|replaced|renewed|swapped)\b", r"变动|变更",
     # a replacement: "BA 117 was cancelled", "they rebooked me", "the new job is KS-4471"
     r"\b(?:cancell?ed|called off|rebooked|replaced|reassigned)\b", r"\bthe new \w+ (?:is|are)\b",
     r"取消了", r"新的\S{0,6}是",
@@ -102,8 +108,9 @@ _ROLE_ZH = (r"(?:老大|老二|老三|老小|老幺|大宝|二宝|儿子|女儿|
             r"室友|房东|医生|老师|班主任|助理|合伙人|搭档|律师|会计|导师|教练|保姆|阿姨|经理|秘书)")
 _NAMED = re.compile(
     r"\b[Mm]y (?:[a-z]+ ){1,2}(?:is|are)\s+(?:called\s+|named\s+)?[A-Z][a-z]+"
-    r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]"
+    r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]|\b(?:[Ii]t|[Ss]he|[Hh]e)(?:'s|’s)\s+(?:called|named)\s+[A-Z]"
     r"|(?:的|名字|名)[^，。！？\s]{0,8}?叫(?:做)?[\u4e00-\u9fff]{2,4}"
+    r"|(?:外包给|委托给)(?![我你他她它这那])[\u4e00-\u9fff]{2,3}[，,。]"
     r"|" + _ROLE_ZH + r"(?:的名字)?叫(?:做)?(?![我你他她它们了过人车外卖醒不])[\u4e00-\u9fff]{2,3}"
     r"|" + _ROLE_ZH + r"(?:是)?[\u4e00-\u9fff]{2,3}(?:老师|医生|大夫|律师|教练|经理|阿姨|先生|女士|教授)"
 )
@@ -115,6 +122,11 @@ _HEALTH = _rx(
     r"\ballerg(?:y|ic|ies)\b", r"\bdiabet(?:es|ic)\b", r"\basthma\b", r"\blactose\b",
     r"\bgluten\b", r"\bvegetarian\b", r"\bvegan\b", r"\bmedication\b", r"\bpregnant\b",
     r"过敏", r"糖尿病", r"哮喘", r"素食", r"吃素", r"乳糖不耐",
+    # a condition without a trigger word: "tendinitis in my wrist", "my knee is bad"
+    r"\b(?:tendin|arthr|burs|dermat|col|sinus|gastr|fasc|epicondyl)itis\b", r"\bmigraines?\b",
+    r"\bmy (?:left |right )?(?:back|knees?|wrists?|shoulders?|hips?|neck|ankles?|elbows?|eyes|ears|heart)"
+    r" (?:is|are|has been|have been) (?:bad|weak|injured|sore|dodgy|stiff|fragile|damaged|not great)\b",
+    r"腱鞘炎|关节炎|偏头痛|腰不好|膝盖不好|颈椎不好|腰椎间盘",
 )
 _PREFERENCE = _rx(
     r"\bI (?:really )?(?:prefer|like|love|hate|dislike|enjoy|want|need)\b",
@@ -140,6 +152,10 @@ _STYLE_STRONG = _rx(
     r"\b(?:under|below|max(?:imum)?|at most|no more than|fewer than|less than|within) " + _NUM_WORD
     + r" (?:words|lines|sentences|paragraphs|bullets)\b",
     r"\b" + _NUM_WORD + r" (?:words|lines|sentences|paragraphs) (?:max|at most|or less|or fewer)\b",
+    r"\bas (?:a |an )?(?:unified |inline |side-by-side )?(?:diffs?|patch(?:es)?)\b", r"\bitemi[sz]e[ds]?\b",
+    r"\b(?:one-line|single-line|step-by-step|numbered) (?:steps|answers|replies|points|instructions)\b",
+    r"\brather than (?:long )?(?:paragraphs|prose|essays|walls? of text)\b",
+    r"\b(?:unvarnished|sugar-?coat\w*|brutally honest|candid(?:ly)?)\b",
     r"\b(?:keep|make) (?:it|them|things|everything|(?:your |the )?(?:answers|replies|responses|messages|"
     r"summaries)) (?:short|brief|concise|simple|tight)\b",
     r"\b(?:short|brief)(?:er)? (?:answers|replies|responses|summaries)\b",
@@ -147,19 +163,20 @@ _STYLE_STRONG = _rx(
 )
 _STYLE_ZH = re.compile(
     r"语气|口气|格式|要点|列表|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
+    r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔"
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
 )
 _IMPERATIVE = _rx(
     r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+)(?:(?:please|just|also|always)\s+)?"
     r"(?:use|keep|be|stay|avoid|stop|skip|drop|no|don'?t|do not|never|always|reply|answer|respond|"
-    r"format|lay|put|give me|sign|address|stick|limit|cap|spell|do (?:it|them|this|that|everything)|"
+    r"format|lay|put|give me|show (?:me|them|it|changes|code)|sign|address|stick|limit|cap|spell|do (?:it|them|this|that|everything)|"
     r"make (?:it|them|sure|everything|all)|write (?:in|it|them|everything|all)|leave out|go easy)\b",
     r"\b(?:could|can|would|will) you\b",
     r"\bI(?:'d like| would like| want| need) you to\b", r"\byou (?:should|must)\b", r"\bmake sure you\b",
 )
 _PLEASE = re.compile(r"\bplease\b", _I)
 _DIRECTIVE_ZH = re.compile(
-    r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:都|请|要|就)|每次|始终|一律|务必"
+    r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,8}都|请|要|就)|每次|始终|一律|务必"
     r"|(?<![我们他她])用[^，。！？]{0,6}(?:中文|英文|英语|要点|表格|列表|口语|简短)"
     r"|(?:[^\W\d_一二三四五六七八九十两几半]|一)[点些](?=[，,。！!；;]|$)"
 )
@@ -185,7 +202,14 @@ _RELATIVE = _rx(
     r"有效到(?:明天|今晚|(?:这|本|下)?(?:周|星期)[一二三四五六日天末])",
     r"\bremind me\b", r"今天", r"今晚", r"明天", r"后天", r"下周", r"本周", r"这周", r"周末", r"之前完成",
     r"提醒我",
+    # a stretch that starts now: "for the next two days", "this week only", 这两天
+    r"\bfor the next (?:few|couple of|\d+|one|two|three|four|five|six|seven) (?:days|nights|weeks?)\b",
+    r"\b(?:this|that) (?:week|weekend) only\b", r"\bonly (?:this|for this) (?:week|weekend)\b",
+    r"这[两几]天|这周内|这几晚",
 )
+# A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二.
+_RECURRING = _rx(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
+                 r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
 _DUE = _rx(r"\bdeadline\b", r"\bdue\b", r"截止")
 _IDENTIFIER = re.compile(
     r"\b[A-Z][A-Z0-9]*-\d[\w-]*\b|\b[A-Z]{2,}\d+[A-Z0-9]*\b"
@@ -296,6 +320,7 @@ def classify_sentence(sentence: str) -> str | None:
         or bool(_PLACE.search(sentence))
         or bool(_IDENTIFIER.search(sentence))
         or dated
+        or bool(_RECURRING.search(sentence))
         or (bool(_NUMBER.search(sentence)) and _long_enough(sentence))
         or (named and not narrative and bool(_FIRST_PERSON.search(sentence)) and _long_enough(sentence))
         or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
@@ -314,6 +339,20 @@ def classify_sentence(sentence: str) -> str | None:
     if durable:
         return "durable"
     return None
+
+
+def announces_change(sentence: str) -> bool:
+    """Whether a sentence announces a change without carrying the new value itself
+    ("They reissued my badge.", "Plans changed."): the decisive sentence that follows it in
+    the same message is then a correction (see :func:`nanomem.offline.extract_dated_facts`).
+
+    >>> announces_change("The office reissued my badge."), announces_change("I like my badge.")
+    (True, False)
+    """
+    if len(sentence) > MAX_FACT_CHARS or _QUESTION.search(sentence):
+        return False
+    return bool(_CORRECTION_STRONG.search(sentence) or _CORRECTION_WEAK.search(sentence)
+                or _ADMISSION.search(sentence))
 
 
 def is_style_request(sentence: str) -> bool:

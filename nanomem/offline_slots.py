@@ -69,7 +69,7 @@ _ATTRIBUTES_ZH = {
     "address": r"地址", "phone": r"电话|手机号", "close": r"关门|打烊", "open": r"开门|营业",
     "start": r"开始|开学|开工|上线", "departure": r"出发|动身|启程", "arrival": r"到达|抵达",
     "trip": r"去[\u4e00-\u9fff]{2,4}(?:玩|旅游|旅行|度假|出差)|改去|目的地|旅行|旅游|度假",
-    "venue": r"地点|场地",
+    "venue": r"地点|场地", "assignee": r"交给|外包给|委托给|外包",
 }
 _ATTRIBUTE_RX = {
     key: re.compile(r"\b(?:" + words + r")\b", _I) for key, words in _ATTRIBUTES_EN.items()
@@ -107,12 +107,93 @@ _NOT_NAMES = frozenset("""monday tuesday wednesday thursday friday saturday sund
 # Words that carry the change itself: a clause holding one is never dropped as "the old value".
 _CHANGE = re.compile(
     r"\b(?:to|until|now|instead|moved|changed|switched|pushed|raised|lowered|rescheduled|postponed|"
-    r"new|is|are|will)\b|改|换|搬|推迟|提前|调整|变成|不再|现在|而是|是", _I)
+    r"new|is|are|will)\b|改|换|搬|推迟|提前|调整|变成|不再|现在|而是|是|交给|以后|涨|定在", _I)
 _NEGATED = re.compile(
     r"\s*[,，]\s*(?:not(?! only)\b|不是|不去)(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s?|[^,;.!?，；。！？]){1,40}"
     r"(?=[,;.!?，；。！？]|$)", _I)
 _CLAUSE_SEP = re.compile(r"([,;:，；：]\s*|\s+(?:and|but|so)\s+)", _I)
 _CONJUNCTION = re.compile(r"^\s+(?:and|but|so)\s+$", _I)
+
+
+# A correction that names both values: "raised it from 2,100 to 2,400", "B-12 → B-19",
+# "我之前说500，现在涨到650". The old value is dropped from the written fact.
+_VAL = (r"(?:[$€£¥]\s?)?\d[\d,.:]*(?:\s?(?:am|pm|k)\b)?|" + _MONTH + r"\.? \d{1,2}(?:st|nd|rd|th)?\b"
+        r"|\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH + r"\b|(?-i:[A-Z]{1,4})-?\d{2,}\w*")
+_FROM_TO = re.compile(r"\s+from\s+(?P<old>" + _VAL + r")(?=\s+(?:up |down |all the way )?to\s+(?:" + _VAL + r"))", _I)
+_ARROW = re.compile(r"(?P<old>" + _VAL + r")\s*(?:→|->|=>|⇒)\s*(?=" + _VAL + r")", _I)
+_REPLACED = re.compile(
+    r"\b(?P<subj>(?-i:We|I|we))(?:'ve| have)? replaced (?P<old>(?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)?) with ", _I)
+_ZH_EARLIER = re.compile(
+    r"(?:我)?(?:之前|以前|原来|本来|先前|上次)(?:说|讲|定|报|写)?(?:的|是|为|成)*\s*"
+    r"(?P<old>[^，,。；;！？\s]{1,12}?)\s*[，,](?=[^。！？]*?(?:涨|降|改|换|调|变|提高|推迟|提前|定在|定为))")
+
+
+def old_value(correction: str) -> str | None:
+    """The old value a correction names beside the new one, or None.
+
+    >>> old_value("We raised the fee from 40 to 55 euros."), old_value("房租我之前说3200，现在涨到3500了。")
+    ('40', '3200')
+    >>> old_value("Gate B-12 → B-19."), old_value("The fee is 55 euros now.") is None
+    ('B-12', True)
+    """
+    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER):
+        found = rx.search(correction)
+        if found:
+            return found.group("old").strip()
+    return None
+
+
+def drop_old_value(correction: str) -> str:
+    """A correction without the part that names the old value ("from 40", "40 →", "我之前说40，").
+
+    >>> drop_old_value("We raised the fee from 40 to 55 euros.")
+    'We raised the fee to 55 euros.'
+    >>> drop_old_value("We replaced Ada Moss with Bo Lind as our editor.")
+    'We now have Bo Lind as our editor.'
+    >>> drop_old_value("学费我之前说3200，下学期起涨到3500了。")
+    '学费下学期起涨到3500了。'
+    """
+    correction = _REPLACED.sub(r"\g<subj> now have ", correction, count=1)
+    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER):
+        correction = rx.sub("", correction, count=1)
+    return correction
+
+
+def substitute_value(correction: str, line: str) -> str | None:
+    """``line`` with its one old value replaced by the correction's one new value of the same
+    type (an identifier of the same family, a date, a time or a number), or None when that is
+    not a single clear swap. It keeps the context of a line when the correction has none
+    ("The number on it is now K-20." for "My locker key is K-11").
+
+    >>> substitute_value("The number on it is now K-20.", "My locker key is K-11, top row")
+    'My locker key is K-20, top row'
+    >>> substitute_value("It is K-20 and 4 pm.", "Key K-11") is None
+    True
+    """
+    new, old = _spans(correction), _spans(line)
+    swaps = []
+    for kind in ("identifier", "date", "time", "number"):
+        fresh = {norm: raw for k, norm, raw in new if k == kind and norm not in {n for _, n, _ in old}}
+        stale = {norm: raw for k, norm, raw in old if k == kind and norm not in {n for _, n, _ in new}}
+        if fresh or stale:
+            swaps.append((kind, fresh, stale))
+    if len(swaps) != 1 or len(swaps[0][1]) != 1 or len(swaps[0][2]) != 1:
+        return None
+    kind, fresh, stale = swaps[0]
+    (new_norm, new_raw), (old_norm, old_raw) = next(iter(fresh.items())), next(iter(stale.items()))
+    if kind == "identifier" and new_norm.split(" ")[0] != old_norm.split(" ")[0]:
+        return None
+    return line.replace(old_raw, new_raw, 1)
+
+
+def _spans(text: str) -> list[tuple[str, str, str]]:
+    """``(kind, normalised, raw)`` of every value, with the masking of :func:`values_of`."""
+    text = unicodedata.normalize("NFKC", text)
+    out = []
+    for kind, rx in _VALUE_RX:
+        out.extend((kind, _normal(kind, m), m.group(0)) for m in rx.finditer(text))
+        text = rx.sub(lambda m: " " * len(m.group(0)), text)
+    return out
 
 
 def attributes_of(text: str) -> frozenset[str]:
@@ -193,7 +274,7 @@ def trim_correction(correction: str, replaced: str | None = None) -> str:
     >>> trim_correction("周末太挤了，聚餐改到周五。", "- 聚餐定在周末")
     '聚餐改到周五。'
     """
-    text = _NEGATED.sub("", correction).strip()
+    text = drop_old_value(_NEGATED.sub("", correction)).strip()
     if replaced is None:
         return text
     parts = _CLAUSE_SEP.split(text)  # clause, separator, clause, ...

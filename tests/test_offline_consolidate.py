@@ -88,6 +88,20 @@ ENGLISH = [
     ("The ferry leaves at 06:10 now.", "correction"),
     ("Kiln service KS-4410 was cancelled and the new job is KS-4471.", "correction"),
     ("Could you list suppliers as a numbered list?", "durable"),
+    # round 3: corrections naming both values or a new person, durations, conditions, forms
+    ("The landlord put the rent up from 1,150 to 1,240 a month.", "correction"),
+    ("The kickoff is June 9 now, the client asked for a week more.", "correction"),
+    ("The new bookkeeper is Hanna Solberg.", "correction"),
+    ("We replaced Ilse Brandt with Omar Haddad as our translator.", "correction"),
+    ("For the next three days I'm at a trade fair in Leipzig.", "ephemeral"),
+    ("The side entrance is closed this week only.", "ephemeral"),
+    ("I have arthritis in both thumbs.", "permanent"),
+    ("My left knee is bad, so no stairs if we can avoid it.", "permanent"),
+    ("When you propose config edits, show them as unified diffs.", "durable"),
+    ("Give me numbered steps rather than paragraphs for the setup.", "durable"),
+    ("Please itemise the invoice costs.", "durable"),
+    ("Give me candid feedback on the draft, please.", "durable"),
+    ("It's called Tidewell, a small budgeting app.", "durable"),
 ]
 CHINESE = [
     ("我叫王小明。", "permanent"),
@@ -121,6 +135,14 @@ CHINESE = [
     ("报告明天截止。", "ephemeral"),
     ("会议改在周四下午。", "correction"),
     ("我们改去成都了，不去重庆。", "correction"),
+    ("场地费我之前说2000，现在涨到2600了。", "correction"),
+    ("展会改期了，开幕定在9月20号。", "correction"),
+    ("小周排不开，以后配音都交给韩露了。", "correction"),
+    ("这两天我在杭州出差，晚上才有空。", "ephemeral"),
+    ("每周三晚上七点我要去上吉他课。", "durable"),
+    ("以后清单都逐条列出。", "durable"),
+    ("邮件别写得太官方，像朋友聊天那样就行。", "durable"),
+    ("我有腱鞘炎，打字不能太久。", "permanent"),
 ]
 NOISE = [
     "Hi!", "Thanks, that was great.", "lol ok", "What's the weather like?", "Can you help me?",
@@ -135,6 +157,8 @@ NOISE = [
     "Everyone here loves the new coffee machine.", "I booked the hall this morning.",
     "How many chairs do I need for the party?", "Do I need a visa for Chile?",
     "请尽快回复客户的邮件。", "房东叫我去拿钥匙。", "孩子叫不醒。",
+    "We replaced the tyres last week.", "The new café is nice.", "My back is killing me, ha.",
+    "I went from tired to exhausted.", "Can you show me the diff?",
 ]
 
 
@@ -181,6 +205,14 @@ def test_split_sentences_never_cuts_after_a_title_an_abbreviation_or_an_initial(
 def test_extract_facts_judges_each_sentence_of_an_excited_message_on_its_own() -> None:
     facts = extract_facts(["We did it!!! The grant came through! Grant ID 7734. So happy."])
     assert facts == [("durable", "Grant ID 7734.")]
+
+
+def test_extract_facts_marks_the_value_after_an_announced_change_as_a_correction() -> None:
+    facts = extract_facts(["The gym reissued my member card. The number on it is M-5521.",
+                           "Sounds good. The number on it is M-5521."])
+    assert facts == [("correction", "The number on it is M-5521.")]
+    other = extract_facts(["My favourite shop is nearby. The code is Q-31."])
+    assert ("durable", "The code is Q-31.") in other
 
 
 def test_extract_facts_keeps_a_name_behind_a_title() -> None:

@@ -309,6 +309,41 @@ def test_offline_dream_correction_replaces_the_line_of_the_same_slot_without_its
     assert setup.read("memory/MEMORY.md") == MEMORY + new + "- Gym on Fridays\n"
 
 
+@pytest.mark.parametrize(
+    ("old", "correction", "new"),
+    [
+        ("- The stall fee for the market is 180 euros\n",
+         "The organisers raised the stall fee from 180 to 215 euros this season.",
+         "- The organisers raised the stall fee to 215 euros this season.\n"),
+        ("- 场地费是2000元一天\n", "场地费我之前说2000，下个月起涨到2600了。", "- 场地费下个月起涨到2600了。\n"),
+        ("- Opening night is April 9, the theatre confirmed\n",
+         "Opening night is April 16 now, they need more rehearsal time.",
+         "- Opening night is April 16 now, they need more rehearsal time.\n"),
+        ("- My gym locker is L-3321, by the showers\n", "The number on it is L-4409.",
+         "- My gym locker is L-4409, by the showers\n"),
+        ("- 展会开幕日期是9月12号\n", "展会改期了，开幕定在9月20号。", "- 展会改期了，开幕定在9月20号。\n"),
+        ("- Our translator is Ilse Brandt\n", "We replaced Ilse Brandt with Omar Haddad as our translator.",
+         "- We now have Omar Haddad as our translator.\n"),
+        ("- 配音我外包给小周，他声音很稳。\n", "小周排不开，以后配音都交给韩露了。", "- 以后配音都交给韩露了。\n"),
+    ],
+)
+def test_offline_dream_correction_drops_the_old_value_it_names_or_keeps_the_context_it_lacks(
+    setup: Setup, old: str, correction: str, new: str,
+) -> None:
+    seed(setup, memory=MEMORY + old + "- Gym on Fridays\n")
+    result = dream(setup, f"- [correction] {correction}")
+    assert result.status == "committed" and result.refused == ()
+    assert setup.read("memory/MEMORY.md") == MEMORY + new + "- Gym on Fridays\n"
+
+
+def test_offline_dream_identifier_of_another_family_is_not_swapped_in(setup: Setup) -> None:
+    seed(setup, memory=MEMORY + "- My gym locker is L-3321, by the showers\n")
+    result = dream(setup, "- [correction] The number on it is Q-4409.")
+    assert result.status == "committed"
+    assert setup.read("memory/MEMORY.md") == MEMORY + (
+        "- My gym locker is L-3321, by the showers\n- The number on it is Q-4409.\n")
+
+
 def test_offline_dream_slot_rule_leaves_other_attributes_and_pinned_lines(setup: Setup) -> None:
     dentist = "- Dentist appointment on 2026-12-03 at 09:00\n"
     pinned = "- Shop closes at 19:00 on weekdays <!-- pin -->\n"
