@@ -58,6 +58,7 @@ from nanomem.offline_slots import (
     trim_correction,
     values_of,
 )
+from nanomem.textunits import count_overlapping
 
 DUPLICATE_THRESHOLD = 0.8
 CORRECTION_THRESHOLD = 0.34
@@ -490,13 +491,6 @@ def _deletion_budget(text: str, share: float) -> int:
     return max(1, int(share * len(lines) + 1e-9))
 
 
-def _count(text: str, needle: str) -> int:
-    count, start = 0, text.find(needle)
-    while start != -1:
-        count += 1
-        start = text.find(needle, start + 1)
-    return count
-
 
 def _replace_line(text: str, line: str, new_line: str | None) -> tuple[str, str] | None:
     """``(old_text, new_text)`` replacing (or, with None, removing) one line; the old text
@@ -509,7 +503,7 @@ def _replace_line(text: str, line: str, new_line: str | None) -> tuple[str, str]
         replacement = "" if new_line is None else new_line + ending
         for start in range(index, -1, -1):
             old = "".join(lines[start:index + 1])
-            if _count(text, old) == 1:
+            if count_overlapping(text, old) == 1:
                 return old, "".join(lines[start:index]) + replacement
         return None
     return None
@@ -535,9 +529,9 @@ def _anchor(text: str, touched: set[str]) -> str:
         heading = max((i for i, s in enumerate(stripped) if s.startswith("#")), default=-1)
     end = next((i for i in range(heading + 1, len(lines)) if stripped[i].startswith("#")), len(lines))
     for index in range(end - 1, max(heading, 0) - 1, -1):
-        if stripped[index] and stripped[index] not in touched and _count(text, lines[index]) == 1:
+        if stripped[index] and stripped[index] not in touched and count_overlapping(text, lines[index]) == 1:
             return lines[index]
-    return "".join(lines[:end]) if end < len(lines) and _count(text, "".join(lines[:end])) == 1 else text
+    return "".join(lines[:end]) if end < len(lines) and count_overlapping(text, "".join(lines[:end])) == 1 else text
 
 
 def _finish_reply(messages: Sequence[Mapping[str, Any]]) -> ChatResponse:

@@ -91,3 +91,17 @@ def sentence_starts(text: str) -> set[int]:
     starts = {LINE_PREFIX.match(text).end()}  # type: ignore[union-attr]
     starts.update(match.end() for match in _SENTENCE_BREAK.finditer(text))
     return starts
+
+
+def count_overlapping(text: str, needle: str) -> int:
+    """How many times ``needle`` occurs in ``text``, overlaps included (``edit_file``'s
+    "exactly once" rule).
+
+    >>> count_overlapping("aaa", "aa")
+    2
+    """
+    count, start = 0, text.find(needle)
+    while start != -1:
+        count += 1
+        start = text.find(needle, start + 1)
+    return count

@@ -39,6 +39,7 @@ from nanomem import gates
 from nanomem.chat import ToolCall
 from nanomem.config import Config
 from nanomem.redact import redact, redact_for_model
+from nanomem.textunits import count_overlapping
 from nanomem.workspace import MEMORY_FILES
 
 logger = logging.getLogger(__name__)
@@ -289,7 +290,7 @@ def _apply_edit(path: str, before: str, old: str, new: str) -> tuple[str, str | 
     """``(after, None)`` or ``("", reason)`` for one exact-once replacement."""
     if old == new:
         return "", "no change: old_text and new_text are equal; send a real change or call finish"
-    count = _count_overlapping(before, old)
+    count = count_overlapping(before, old)
     if count != 1:
         hint = (
             f"{path} is empty; use write_file to create it"
@@ -303,13 +304,6 @@ def _apply_edit(path: str, before: str, old: str, new: str) -> tuple[str, str | 
         )
     return before.replace(old, new, 1), None
 
-
-def _count_overlapping(text: str, needle: str) -> int:
-    count, start = 0, text.find(needle)
-    while start != -1:
-        count += 1
-        start = text.find(needle, start + 1)
-    return count
 
 
 def _line_delta(before: str, after: str) -> tuple[int, int]:
