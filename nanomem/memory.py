@@ -55,11 +55,6 @@ def _local_now() -> datetime:
     return datetime.now().astimezone()
 
 
-def _int_or_none(text: str | None) -> int | None:
-    """A trailer value as an int (``None`` when absent or not a number)."""
-    return int(text) if text is not None and text.strip().isdigit() else None
-
-
 def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine to completion from sync code, even inside a running event loop.
 
@@ -435,7 +430,7 @@ class Memory:
                         "sha": latest.sha,
                         "time": latest.time,
                         "subject": latest.subject,
-                        "dream_cursor": _int_or_none(latest.trailers.get("Dream-Cursor")),
+                        "dream_cursor": store.last_dream_cursor(),
                     }
             except GitStoreError as exc:
                 log.warning("status: memory repository unreadable: %s", exc)
