@@ -23,10 +23,10 @@ import time
 from datetime import datetime
 from typing import Any
 
-from nanomem import tokens
+from nanomem.text import tokens
 from nanomem.config import Config
-from nanomem.budget import check_budget
-from nanomem.sessions import Session, append_to
+from nanomem.consolidate.budget import check_budget
+from nanomem.store.sessions import Session, append_to
 
 NOW = datetime(2026, 11, 30, 12, 0)
 EN_WORDS = (

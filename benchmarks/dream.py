@@ -26,14 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nanomem.chat import ChatRequest, ChatResponse  # noqa: E402
+from nanomem.engines.chat import ChatRequest, ChatResponse  # noqa: E402
 from nanomem.config import Config  # noqa: E402
-from nanomem.dream import run_dream  # noqa: E402
-from nanomem.gitstore import GitStore  # noqa: E402
-from nanomem.history import History  # noqa: E402
-from nanomem.offline import OfflineEngine  # noqa: E402
-from nanomem.tokens import estimate_messages  # noqa: E402
-from nanomem.workspace import Workspace, init_workspace  # noqa: E402
+from nanomem.dream.run import run_dream  # noqa: E402
+from nanomem.versions.gitstore import GitStore  # noqa: E402
+from nanomem.store.history import History  # noqa: E402
+from nanomem.engines.offline.engine import OfflineEngine  # noqa: E402
+from nanomem.text.tokens import estimate_messages  # noqa: E402
+from nanomem.store.workspace import Workspace, init_workspace  # noqa: E402
 
 NOW = datetime(2026, 11, 30, 12, 0)
 TEMPLATES = (

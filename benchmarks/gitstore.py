@@ -20,8 +20,8 @@ from pathlib import Path
 
 from dulwich.objects import Blob, Commit, Tree
 
-from nanomem.gitstore import GitStore
-from nanomem.workspace import init_workspace
+from nanomem.versions.gitstore import GitStore
+from nanomem.store.workspace import init_workspace
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 from nanomem.config import Config
-from nanomem.history import History
-from nanomem.workspace import Workspace
+from nanomem.store.history import History
+from nanomem.store.workspace import Workspace
 
 NEW = 20
 
@@ -38,8 +38,8 @@ while not go.exists():
     time.sleep(0.001)
 if mode == "nanomem":
     from nanomem.config import Config
-    from nanomem.history import History
-    from nanomem.workspace import Workspace
+    from nanomem.store.history import History
+    from nanomem.store.workspace import Workspace
     history = History(Workspace(root), Config(max_history_entries=10**9))
     for i in range(count):
         history.append(f"entry {i} from {os.getpid()}")

@@ -32,7 +32,7 @@ from pathlib import Path
 import httpx
 
 from nanomem import Memory
-from nanomem.sessions import append_messages, load_session
+from nanomem.store.sessions import append_messages, load_session
 
 INSTRUCTIONS = "You are a helpful assistant. Use what you remember about the user."
 MEMORY_BUDGET_TOKENS = 1500

@@ -28,23 +28,23 @@ from nanomem.errors import (
 )
 
 if TYPE_CHECKING:
-    from nanomem.consolidator import ConsolidationResult
-    from nanomem.context import render_context
-    from nanomem.diffs import CommitInfo, RestoreResult
-    from nanomem.dream import DreamResult
-    from nanomem.historyfile import HistoryEntry
+    from nanomem.consolidate.run import ConsolidationResult
+    from nanomem.text.context import render_context
+    from nanomem.versions.commits import CommitInfo, RestoreResult
+    from nanomem.dream.run import DreamResult
+    from nanomem.store.historyfile import HistoryEntry
     from nanomem.memory import DreamJob, Memory
 
-# Imported on first use, so that `import nanomem.history` (the hot path) never loads dulwich.
+# Imported on first use, so that `import nanomem.store.history` (the hot path) never loads dulwich.
 _LAZY = {
-    "CommitInfo": "nanomem.diffs",
-    "ConsolidationResult": "nanomem.consolidator",
+    "CommitInfo": "nanomem.versions.commits",
+    "ConsolidationResult": "nanomem.consolidate.run",
     "DreamJob": "nanomem.memory",
-    "DreamResult": "nanomem.dream",
-    "HistoryEntry": "nanomem.historyfile",
+    "DreamResult": "nanomem.dream.run",
+    "HistoryEntry": "nanomem.store.historyfile",
     "Memory": "nanomem.memory",
-    "RestoreResult": "nanomem.diffs",
-    "render_context": "nanomem.context",
+    "RestoreResult": "nanomem.versions.commits",
+    "render_context": "nanomem.text.context",
 }
 
 

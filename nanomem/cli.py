@@ -26,9 +26,9 @@ from typing import Any, TextIO
 from nanomem import __version__, commands
 from nanomem.config import PROVIDERS, load_config
 from nanomem.errors import CommandError, NanomemError
-from nanomem.gitstore import GitStore, locate_git_dir
+from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.memory import Memory
-from nanomem.workspace import init_workspace
+from nanomem.store.workspace import init_workspace
 
 _Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
 

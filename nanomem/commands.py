@@ -160,7 +160,7 @@ def _refusals(refused: Sequence[Any]) -> str:
 
 
 def render_dream(result: Any) -> str:
-    """Reply for a :class:`~nanomem.dream.DreamResult`."""
+    """Reply for a :class:`~nanomem.dream.run.DreamResult`."""
     status = result.status
     before, after = result.dream_cursor_before, result.dream_cursor_after
     accepted = result.accepted if isinstance(result.accepted, int) else len(result.accepted)
@@ -201,7 +201,7 @@ def render_no_dream() -> str:
 
 
 def render_log(info: Any) -> str:
-    """Reply for one commit (:class:`~nanomem.gitstore.CommitInfo`)."""
+    """Reply for one commit (:class:`~nanomem.versions.gitstore.CommitInfo`)."""
     sha = short(info.sha)
     body = (info.body or "").split("\nDiff:\n", 1)[0].strip()  # the diff is shown below
     lines = [f"**`{sha}`** {info.subject}", f"{_time(info.time)} · {_files(info.files)}"]
@@ -225,7 +225,7 @@ def render_versions(commits: Sequence[Any]) -> str:
 
 
 def render_restore(result: Any) -> str:
-    """Reply for a :class:`~nanomem.gitstore.RestoreResult`."""
+    """Reply for a :class:`~nanomem.versions.gitstore.RestoreResult`."""
     target = short(result.target)
     manual = getattr(result, "manual", None)
     saved = (

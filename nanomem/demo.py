@@ -28,11 +28,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from nanomem.chat import ChatModel
+from nanomem.engines.chat import ChatModel
 from nanomem.config import Config
 from nanomem.memory import Memory
-from nanomem.sessions import append_messages, load_session
-from nanomem.workspace import init_workspace
+from nanomem.store.sessions import append_messages, load_session
+from nanomem.store.workspace import init_workspace
 
 # A small budget, so that a short chat already overflows it (DESIGN §2).
 DEMO_CONFIG = Config(

@@ -33,18 +33,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from nanomem import commands
-from nanomem.chat import ChatModel
+from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
-from nanomem.consolidator import consolidate
-from nanomem.context import render_context
-from nanomem.dream import builtin_instructions, run_dream
+from nanomem.consolidate.run import consolidate
+from nanomem.text.context import render_context
+from nanomem.dream.run import builtin_instructions, run_dream
 from nanomem.errors import CommandError, ConfigError, DreamError, GitStoreError, WorkspaceError
-from nanomem.fsutil import FileLock, atomic_write
-from nanomem.gitstore import GitStore, locate_git_dir
-from nanomem.history import History
-from nanomem.memfiles import read_memory_files, redact_memory_files
-from nanomem.provider import make_engine, read_provider_notes
-from nanomem.workspace import MEMORY_FILES, Workspace
+from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.versions.gitstore import GitStore, locate_git_dir
+from nanomem.store.history import History
+from nanomem.store.memfiles import read_memory_files, redact_memory_files
+from nanomem.engines.openai import make_engine, read_provider_notes
+from nanomem.store.workspace import MEMORY_FILES, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class Memory:
     """File-based long-term memory of one workspace.
 
     ``config`` defaults to :func:`nanomem.config.load_config` of the workspace; ``engine``
-    (a :class:`~nanomem.chat.ChatModel`) defaults to :func:`nanomem.provider.make_engine`,
+    (a :class:`~nanomem.engines.chat.ChatModel`) defaults to :func:`nanomem.engines.openai.make_engine`,
     created on first use; ``clock`` returns the current time (injected in tests).
     """
 
@@ -170,7 +170,7 @@ class Memory:
 
     @property
     def store(self) -> GitStore:
-        """The memory repository (:class:`~nanomem.gitstore.GitStore`), created if missing."""
+        """The memory repository (:class:`~nanomem.versions.gitstore.GitStore`), created if missing."""
         with self._parts_lock:
             if self._store is None:
                 self._store = GitStore.open(self.workspace, self.config, clock=self.clock)

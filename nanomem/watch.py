@@ -32,8 +32,8 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from nanomem.fsutil import FileLock
-from nanomem.workspace import MEMORY_FILES, Workspace
+from nanomem.store.fsutil import FileLock
+from nanomem.store.workspace import MEMORY_FILES, Workspace
 
 log = logging.getLogger(__name__)
 

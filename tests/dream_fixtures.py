@@ -15,11 +15,11 @@ from typing import Any
 from tests.fakellm import FakeLLM
 
 from nanomem.config import Config
-from nanomem.dream import DreamResult, run_dream
-from nanomem.gitstore import GitStore
-from nanomem.history import History
-from nanomem.provider import OpenAIProvider
-from nanomem.workspace import MEMORY_FILES, Workspace
+from nanomem.dream.run import DreamResult, run_dream
+from nanomem.versions.gitstore import GitStore
+from nanomem.store.history import History
+from nanomem.engines.openai import OpenAIProvider
+from nanomem.store.workspace import MEMORY_FILES, Workspace
 
 NOW = datetime(2026, 11, 30, 12, 0)
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from nanomem.config import Config
-from nanomem.gitstore import GitStore
+from nanomem.versions.gitstore import GitStore
 
 CONFIG = Config(author_name="Memory Bot", author_email="bot@example.com")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.audit import Refusal
+from nanomem.dream.audit import Refusal
 from nanomem.commands import (
     Command,
     parse_command,
@@ -15,9 +15,9 @@ from nanomem.commands import (
     render_log,
     render_status,
 )
-from nanomem.dream import DreamResult
+from nanomem.dream.run import DreamResult
 from nanomem.errors import CommandError
-from nanomem.gitstore import CommitInfo
+from nanomem.versions.gitstore import CommitInfo
 from nanomem.memory import Memory
 
 SHA = "4f1c2ab9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f"

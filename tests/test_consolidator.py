@@ -14,10 +14,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from nanomem.chat import ChatRequest, ChatResponse, ToolCall
+from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall
 from nanomem.config import Config
-from nanomem.budget import fixed_tokens, message_tokens, plan_consolidation
-from nanomem.consolidator import (
+from nanomem.consolidate.budget import fixed_tokens, message_tokens, plan_consolidation
+from nanomem.consolidate.run import (
     ARCHIVE_SCHEMA,
     request_overhead,
     ARCHIVE_TOOL,
@@ -26,11 +26,11 @@ from nanomem.consolidator import (
     render_raw_entries,
     render_summary_entries,
 )
-from nanomem.history import History
-from nanomem.offline import OfflineEngine
-from nanomem.provider import OpenAIProvider
-from nanomem.sessions import Session, append_messages, format_messages, load_session, save_session
-from nanomem.workspace import Workspace
+from nanomem.store.history import History
+from nanomem.engines.offline.engine import OfflineEngine
+from nanomem.engines.openai import OpenAIProvider
+from nanomem.store.sessions import Session, append_messages, format_messages, load_session, save_session
+from nanomem.store.workspace import Workspace
 from tests.fakellm import FakeLLM, tool_choice_refusal
 
 NOW = datetime(2026, 11, 30, 16, 40)

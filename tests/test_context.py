@@ -7,8 +7,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nanomem.context import render_context
-from nanomem.tokens import estimate_text
+from nanomem.text.context import render_context
+from nanomem.text.tokens import estimate_text
 
 CAPS = {"SOUL.md": 4000, "USER.md": 6000, "memory/MEMORY.md": 12000}
 _OMITTED = re.compile(r"^… (\d+) lines? omitted to fit the budget; see (\S+)$")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nanomem.corrections import correction_facts, matches
+from nanomem.dream.gates.corrections import correction_facts, matches
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_matches_refuses_a_correction_on_another_topic_or_person(line: str, corr
 def test_corrections_docstring_examples_hold() -> None:
     import doctest
 
-    import nanomem.corrections
+    import nanomem.dream.gates.corrections
 
-    result = doctest.testmod(nanomem.corrections)
+    result = doctest.testmod(nanomem.dream.gates.corrections)
     assert result.attempted >= 5 and result.failed == 0

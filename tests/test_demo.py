@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.chat import ChatRequest, ChatResponse, ToolCall
+from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall
 from nanomem.cli import main
 from nanomem.demo import load_sample, run_demo
-from nanomem.offline import OfflineEngine
+from nanomem.engines.offline.engine import OfflineEngine
 
 
 def test_demo_runs_all_seven_steps_and_exits_0(monkeypatch: pytest.MonkeyPatch) -> None:

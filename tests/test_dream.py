@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.dream import DreamResult
+from nanomem.dream.run import DreamResult
 from tests.dream_fixtures import (
     Setup,
     add_fact,

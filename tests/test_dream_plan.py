@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nanomem.audit import (
+from nanomem.dream.audit import (
     Refusal,
     render_audit_lines,
     render_body,
@@ -17,8 +17,8 @@ from nanomem.audit import (
     render_subject,
     summarize_changes,
 )
-from nanomem.dream import builtin_instructions
-from nanomem.dreamprompt import (
+from nanomem.dream.run import builtin_instructions
+from nanomem.dream.prompt import (
     Batch,
     Segment,
     fence_for,
@@ -69,7 +69,7 @@ def test_plan_batches_splits_a_long_entry_into_labelled_parts_that_complete_last
 
 
 def test_batch_entries_gives_parts_their_own_text() -> None:
-    from nanomem.history import HistoryEntry
+    from nanomem.store.history import HistoryEntry
 
     whole = HistoryEntry(cursor=7, timestamp="2026-11-30 10:00", content="a b\nc d\n")
     batches = plan_batches([whole], max_entries=5, max_tokens=2, max_batches=5, estimate=words)

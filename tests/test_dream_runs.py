@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nanomem.errors import CommandError, ShaError
-from nanomem.fsutil import FileLock
+from nanomem.store.fsutil import FileLock
 from tests.dream_fixtures import Setup, add_fact, finish, make_setup, provider_over, user_message
 from tests.fakellm import FakeLLM
 
@@ -142,7 +142,7 @@ def test_run_dream_returns_already_running_while_another_lock_object_holds_it(se
 def test_run_dream_returns_already_running_while_another_process_holds_the_lock(setup: Setup) -> None:
     setup.history.append("- [durable] Lives in Porto")
     script = (
-        "import sys\nfrom nanomem.fsutil import FileLock\n"
+        "import sys\nfrom nanomem.store.fsutil import FileLock\n"
         "lock = FileLock(sys.argv[1])\nassert lock.acquire(blocking=False)\n"
         "print('held', flush=True)\nsys.stdin.read()\n"
     )

@@ -94,7 +94,8 @@ def test_dream_kill9_while_waiting_for_the_model_changes_nothing(tmp_path: Path)
 
 _KILL_SCRIPT = r"""
 import os, signal, sys
-from nanomem import gitstore, history
+from nanomem.versions import gitstore
+from nanomem.store import history
 where = sys.argv[1]
 if where == "before-commit":
     original = gitstore.GitStore.commit

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.fsutil import FileLock, atomic_write
+from nanomem.store.fsutil import FileLock, atomic_write
 
 
 def test_atomic_write_replaces_content_and_leaves_no_temp_files(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_file_lock_excludes_another_process(tmp_path: Path) -> None:
     path = tmp_path / ".lock"
     script = textwrap.dedent(
         f"""
-        from nanomem.fsutil import FileLock
+        from nanomem.store.fsutil import FileLock
         lock = FileLock({str(path)!r})
         print("got" if lock.acquire(blocking=False) else "busy")
         """

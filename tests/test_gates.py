@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from nanomem.config import Config
-from nanomem.gates import (
+from nanomem.dream.gates.checks import (
     GateContext,
     Proposal,
     check_all,

@@ -9,8 +9,8 @@ from dulwich.objects import Commit
 
 from tests.gitstore_fixtures import CONFIG, StepClock, append, open_store
 from nanomem.errors import GitStoreError, ShaError
-from nanomem.gitstore import GitStore
-from nanomem.workspace import MEMORY_FILES
+from nanomem.versions.gitstore import GitStore
+from nanomem.store.workspace import MEMORY_FILES
 
 
 def test_open_creates_git_dir_and_init_commit_of_template_files(workspace: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitstore_fixtures import append, git, git_bytes, open_store
-from nanomem.gitstore import locate_git_dir
+from nanomem.versions.gitstore import locate_git_dir
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git CLI")
 

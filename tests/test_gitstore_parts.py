@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from tests.gitstore_fixtures import append, git, open_store
-from nanomem.ancestry import AncestryCache, walk_ancestors
-from nanomem.diffs import commit_kind, render_file_diff, render_message, split_message
+from nanomem.versions.ancestry import AncestryCache, walk_ancestors
+from nanomem.versions.commits import commit_kind, render_file_diff, render_message, split_message
 from nanomem.errors import GitStoreError
-from nanomem.gitdir import WHITELIST, merge_whitelist
+from nanomem.versions.location import WHITELIST, merge_whitelist
 
 
 def test_split_message_separates_body_from_trailer_block() -> None:

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from nanomem.config import Config
 from nanomem.errors import HistoryError
-from nanomem.history import ENTRY_MAX_CHARS, SUMMARY_MAX_CHARS, History, HistoryEntry
-from nanomem.historyfile import LineProblem, cap_content, parse_line, render_line
-from nanomem.workspace import Workspace
+from nanomem.store.history import ENTRY_MAX_CHARS, SUMMARY_MAX_CHARS, History, HistoryEntry
+from nanomem.store.historyfile import LineProblem, cap_content, parse_line, render_line
+from nanomem.store.workspace import Workspace
 
 NOW = datetime(2025, 3, 1, 9, 15)
 
@@ -189,7 +189,7 @@ def test_read_since_skips_malformed_lines_with_one_warning_per_kind(
     missing_content = '{"cursor": 6, "timestamp": "2025-01-01 00:00"}'
     lines = [entry_line(1), *MALFORMED.values(), *bad_cursors, missing_content, entry_line(7), "", entry_line(8)]
     write_lines(workspace, lines)
-    with caplog.at_level(logging.WARNING, logger="nanomem.history"):
+    with caplog.at_level(logging.WARNING, logger="nanomem.store.history"):
         entries = make_history(workspace).read_since(0)
     assert [e.cursor for e in entries] == [1, 7, 8]
     messages = [r.getMessage() for r in caplog.records]
@@ -332,7 +332,7 @@ def test_dream_cursor_garbage_without_fallback_is_never_zero(
     for i in range(6):
         history.append(f"e{i}")
     (workspace / "memory" / ".dream_cursor").write_bytes(b"\x00\x00")
-    with caplog.at_level(logging.WARNING, logger="nanomem.history"):
+    with caplog.at_level(logging.WARNING, logger="nanomem.store.history"):
         assert history.read_dream_cursor() == 6
     assert "damaged" in caplog.text
     assert history.pending_count() == 0

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from nanomem.config import Config
-from nanomem.history import History
-from nanomem.workspace import Workspace
+from nanomem.store.history import History
+from nanomem.store.workspace import Workspace
 
 pytestmark = pytest.mark.slow
 
@@ -20,8 +20,8 @@ APPENDER = """
 import json, sys, time
 from pathlib import Path
 from nanomem.config import Config
-from nanomem.history import History
-from nanomem.workspace import Workspace
+from nanomem.store.history import History
+from nanomem.store.workspace import Workspace
 root, name, count, keep = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 history = History(Workspace(root), Config(max_history_entries=keep))
 go = root / "go"
@@ -35,8 +35,8 @@ COMPACTOR = """
 import sys, time
 from pathlib import Path
 from nanomem.config import Config
-from nanomem.history import History
-from nanomem.workspace import Workspace
+from nanomem.store.history import History
+from nanomem.store.workspace import Workspace
 root, rounds = Path(sys.argv[1]), int(sys.argv[2])
 history = History(Workspace(root), Config(max_history_entries=3))
 go = root / "go"

@@ -12,9 +12,9 @@ import pytest
 
 from nanomem.config import Config, load_config
 from nanomem.errors import DreamError, WorkspaceError
-from nanomem.fsutil import FileLock
+from nanomem.store.fsutil import FileLock
 from nanomem.memory import Memory
-from nanomem.sessions import append_messages
+from nanomem.store.sessions import append_messages
 
 
 def _clock() -> datetime:

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nanomem.config import Config
-from nanomem.history import ENTRY_MAX_CHARS, History
-from nanomem.migrate import parse_legacy_history, split_long
-from nanomem.workspace import Workspace
+from nanomem.store.history import ENTRY_MAX_CHARS, History
+from nanomem.store.legacy import parse_legacy_history, split_long
+from nanomem.store.workspace import Workspace
 
 NOW = datetime(2025, 6, 1, 12, 0)
 

@@ -9,19 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.chat import ChatRequest
+from nanomem.engines.chat import ChatRequest
 from nanomem.config import Config
-from nanomem.budget import fixed_tokens, message_tokens
-from nanomem.consolidator import (
+from nanomem.consolidate.budget import fixed_tokens, message_tokens
+from nanomem.consolidate.run import (
     ConsolidateTask,
     build_request,
     check_archive_reply,
     consolidate,
 )
-from nanomem.history import History
-from nanomem.offline import NOT_A_CHAT_MODEL, OfflineEngine, extract_facts, split_sentences
-from nanomem.sessions import Session, save_session
-from nanomem.workspace import Workspace
+from nanomem.store.history import History
+from nanomem.engines.offline.engine import NOT_A_CHAT_MODEL, OfflineEngine, extract_facts, split_sentences
+from nanomem.store.sessions import Session, save_session
+from nanomem.store.workspace import Workspace
 
 ENGLISH = [
     ("My name is Ana Lima.", "permanent"),
@@ -263,8 +263,8 @@ def test_offline_engine_does_not_chat() -> None:
 def test_offline_engine_delegates_dream_tasks() -> None:
     from types import SimpleNamespace
 
-    from nanomem import offline_dream
-    from nanomem.dreamprompt import DreamTask
+    from nanomem.engines.offline import dream as offline_dream
+    from nanomem.dream.prompt import DreamTask
 
     entry = SimpleNamespace(cursor=1, timestamp="2026-11-30 10:00", content="- [durable] I like tea",
                             kind="summary", session_key=None)

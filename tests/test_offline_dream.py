@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.dreamprompt import DreamTask
-from nanomem.offline import OfflineEngine
-from nanomem.offline_dream import is_duplicate, plan_dream_reply, route_fact
+from nanomem.dream.prompt import DreamTask
+from nanomem.engines.offline.engine import OfflineEngine
+from nanomem.engines.offline.dream import is_duplicate, plan_dream_reply, route_fact
 from tests.dream_fixtures import Setup, make_setup
 
 USER = "# User\n\n## Facts\n"

@@ -13,12 +13,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from nanomem.chat import ChatRequest, Usage
+from nanomem.engines.chat import ChatRequest, Usage
 from nanomem.config import load_config
 from nanomem.errors import ConfigError, ProviderError
-from nanomem.provider import OpenAIProvider, make_engine, read_provider_notes
-from nanomem.wire import build_request_body, parse_response, parse_retry_after, refused_field
-from nanomem.workspace import Workspace
+from nanomem.engines.openai import OpenAIProvider, make_engine, read_provider_notes
+from nanomem.engines.wire import build_request_body, parse_response, parse_retry_after, refused_field
+from nanomem.store.workspace import Workspace
 from tests.fakellm import FakeLLM, tool_choice_refusal
 
 KEY = "sk-test-Zq9SECRETkey0123456789abcdef"
@@ -382,7 +382,7 @@ def test_make_engine_refuses_openai_without_a_model(workspace: Path) -> None:
 
 
 def test_make_engine_returns_the_offline_engine_by_default(workspace: Path) -> None:
-    offline = pytest.importorskip("nanomem.offline")
+    offline = pytest.importorskip("nanomem.engines.offline.engine")
     engine = make_engine(load_config(workspace), workspace)
     assert isinstance(engine, offline.OfflineEngine)
 
@@ -390,7 +390,7 @@ def test_make_engine_returns_the_offline_engine_by_default(workspace: Path) -> N
 def test_wire_docstring_examples_hold() -> None:
     import doctest
 
-    import nanomem.wire
+    import nanomem.engines.wire
 
-    result = doctest.testmod(nanomem.wire)
+    result = doctest.testmod(nanomem.engines.wire)
     assert result.attempted > 5 and result.failed == 0

@@ -31,8 +31,8 @@ def test_public_api_hot_path_import_does_not_load_git() -> None:
     import sys
 
     code = (
-        "import sys, nanomem.history, nanomem.consolidator, nanomem.sessions; "
-        "print(sorted(m for m in sys.modules if m.startswith(('dulwich', 'nanomem.gitstore'))))"
+        "import sys, nanomem.store.history, nanomem.consolidate.run, nanomem.store.sessions; "
+        "print(sorted(m for m in sys.modules if m.startswith(('dulwich', 'nanomem.versions.gitstore'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

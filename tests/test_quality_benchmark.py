@@ -28,8 +28,8 @@ from benchmarks.quality.scenarios import (  # noqa: E402
     parse_conversation,
 )
 from benchmarks.quality.scoring import Snapshot, read_snapshot, score_snapshot, total_scores  # noqa: E402
-from nanomem.chat import ChatRequest, ChatResponse, ToolCall  # noqa: E402
-from nanomem.offline import OfflineEngine  # noqa: E402
+from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall  # noqa: E402
+from nanomem.engines.offline.engine import OfflineEngine  # noqa: E402
 
 SMALL = {
     "id": "small",

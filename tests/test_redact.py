@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nanomem.redact import KINDS, find_secrets, redact
+from nanomem.text.redact import KINDS, find_secrets, redact
 
 PRIVATE_KEY = (
     "-----BEGIN OPENSSH PRIVATE KEY-----\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nanomem.errors import WorkspaceError
-from nanomem.sessions import (
+from nanomem.store.sessions import (
     Session,
     append_messages,
     append_to,

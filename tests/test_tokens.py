@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nanomem.tokens import (
+from nanomem.text.tokens import (
     CALIBRATED,
     ESTIMATE,
     REPLY_PRIMING,
@@ -158,7 +158,7 @@ def _call(name: str, arguments: object) -> dict:
 def test_tokens_docstring_examples_hold() -> None:
     import doctest
 
-    import nanomem.tokens
+    import nanomem.text.tokens
 
-    result = doctest.testmod(nanomem.tokens)
+    result = doctest.testmod(nanomem.text.tokens)
     assert result.attempted > 5 and result.failed == 0

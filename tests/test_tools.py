@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.chat import ToolCall
+from nanomem.engines.chat import ToolCall
 from nanomem.config import Config
-from nanomem.tools import (
+from nanomem.dream.tools import (
     DREAM_TOOLS,
     TOOL_ARG_SCHEMAS,
     Finish,

@@ -6,7 +6,7 @@ tests pin the pure function the gate calls and the docstring examples of both mo
 
 from __future__ import annotations
 
-from nanomem.traceability import find_untraced
+from nanomem.dream.gates.traceability import find_untraced
 
 KNOWN = ["- [durable] Contract KX-7731 with Acme GmbH, budget $4,500, due 2026-12-15"]
 
@@ -36,10 +36,10 @@ def test_find_untraced_checks_a_name_after_a_title_or_an_initial() -> None:
 def test_traceability_and_textunits_docstring_examples_hold() -> None:
     import doctest
 
-    import nanomem.textunits
-    import nanomem.traceability
+    import nanomem.text.units
+    import nanomem.dream.gates.traceability
 
-    traced = doctest.testmod(nanomem.traceability)
-    units = doctest.testmod(nanomem.textunits)
+    traced = doctest.testmod(nanomem.dream.gates.traceability)
+    units = doctest.testmod(nanomem.text.units)
     assert traced.attempted >= 3 and traced.failed == 0
     assert units.attempted >= 5 and units.failed == 0

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.chat import ChatRequest, ChatResponse
+from nanomem.engines.chat import ChatRequest, ChatResponse
 from nanomem.cli import main
 from nanomem.config import Config
-from nanomem.fsutil import FileLock
-from nanomem.gitstore import GitStore
+from nanomem.store.fsutil import FileLock
+from nanomem.versions.gitstore import GitStore
 from nanomem.memory import Memory
 from nanomem.watch import Watcher, WatchScheduler, classify_path
-from nanomem.workspace import Workspace
+from nanomem.store.workspace import Workspace
 
 
 def _clock() -> datetime:

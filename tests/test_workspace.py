@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from nanomem.errors import WorkspaceError
-from nanomem.workspace import MEMORY_FILES, Workspace, init_workspace
+from nanomem.store.workspace import MEMORY_FILES, Workspace, init_workspace
 
 
 def test_workspace_paths_follow_the_nanobot_layout(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The safety benchmark: scripted "models" that misbehave, run through the real Dream and gates.
 
 Each planted model is a ``FakeLLM`` (``tests/fakellm.py``) served through
-``httpx.MockTransport`` to :class:`nanomem.provider.OpenAIProvider`, so its tool calls travel the
+``httpx.MockTransport`` to :class:`nanomem.engines.openai.OpenAIProvider`, so its tool calls travel the
 same HTTP path as a real endpoint's. Every run starts from the same workspace: a permanent fact
 in ``USER.md`` and one in ``memory/MEMORY.md``, a pinned line, and one pending history entry.
 The model's first reply is its scripted tool calls; its second is ``finish``.
@@ -146,8 +146,8 @@ def load_fakellm() -> type:
 async def run_planted(model: PlantedModel, root: Path) -> SafetyOutcome:
     """Run one Dream with ``model`` in a fresh workspace at ``root`` and score the files."""
     from nanomem.memory import Memory
-    from nanomem.provider import OpenAIProvider
-    from nanomem.workspace import Workspace, init_workspace
+    from nanomem.engines.openai import OpenAIProvider
+    from nanomem.store.workspace import Workspace, init_workspace
 
     init_workspace(root)
     seed_text = seed_files(root, SEED)

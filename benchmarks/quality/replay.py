@@ -20,11 +20,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nanomem.chat import ChatModel
+from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
 from nanomem.memory import Memory
-from nanomem.sessions import append_messages
-from nanomem.workspace import MEMORY_FILES, Workspace, init_workspace
+from nanomem.store.sessions import append_messages
+from nanomem.store.workspace import MEMORY_FILES, Workspace, init_workspace
 
 from benchmarks.quality.scenarios import Conversation
 

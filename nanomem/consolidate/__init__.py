@@ -1,0 +1,1 @@
+"""The hot-path stage: archive old turns when the prompt nears its budget."""

@@ -1,0 +1,1 @@
+"""The cold-path stage: run_dream(), the one Dream sequence."""

@@ -1,0 +1,192 @@
+"""The record of a Dream run: refusals, the commit message, and ``memory/dream-audit.jsonl``.
+
+Everything a person later reads about a run is made here, by code, from the files and the gate
+verdicts, never from what the model says about itself:
+
+- the ``dream:`` commit subject and body (per-file ``+/-`` line counts, accepted and refused call
+  counts with each refusal's reason, and the diff);
+- one ``dream-audit.jsonl`` line per refused tool call: time, batch cursors, tool, path,
+  arguments (secrets redacted), reason, the run's outcome and commit.
+
+>>> summarize_changes({"USER.md": "a\\n"}, {"USER.md": "a\\nb\\n"})
+{'USER.md': (1, 0)}
+>>> render_subject({"USER.md": (1, 0)}, "4-9")
+'dream: entries 4-9: USER.md +1 -0'
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nanomem.versions.commits import render_file_diff
+from nanomem.text.redact import redact
+
+ENCODING = ("utf-8", "surrogateescape")  # memory files round-trip byte for byte
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One refused tool call. ``to_json`` gives the stable ``{tool, path, reason}`` form."""
+
+    tool: str
+    path: str | None
+    reason: str
+    arguments: Any = field(default=None, compare=False, repr=False)
+    batch: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tool": self.tool, "path": self.path, "reason": self.reason}
+
+
+def encode(text: str) -> bytes:
+    """Text of a memory file back to the exact bytes it was read from."""
+    return text.encode(*ENCODING)
+
+
+def decode(data: bytes) -> str:
+    """Bytes of a memory file as text that :func:`encode` turns back into the same bytes."""
+    return data.decode(*ENCODING)
+
+
+def summarize_changes(originals: Mapping[str, str], staged: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    """``{path: (lines added, lines removed)}`` for each file that changed, in file order."""
+    changes: dict[str, tuple[int, int]] = {}
+    for rel, new in staged.items():
+        old = originals.get(rel, "")
+        if old == new:
+            continue
+        added = removed = 0
+        for line in difflib.ndiff(old.splitlines(), new.splitlines()):
+            if line.startswith("+ "):
+                added += 1
+            elif line.startswith("- "):
+                removed += 1
+        changes[rel] = (added, removed)
+    return changes
+
+
+def render_diff(originals: Mapping[str, str], staged: Mapping[str, str], existed: Mapping[str, bool] | None = None) -> str:
+    """A git-style unified diff from ``originals`` to ``staged`` (what a commit would show).
+
+    ``existed`` says which files were on disk; a file that did not exist diffs from /dev/null.
+    """
+    out = []
+    for rel, new in staged.items():
+        old = originals.get(rel, "")
+        if old == new:
+            continue
+        was = True if existed is None else existed.get(rel, True)
+        out.append(render_file_diff(rel, encode(old) if was else None, encode(new)))
+    return "".join(out)
+
+
+def render_subject(changes: Mapping[str, tuple[int, int]], span: str) -> str:
+    """``dream: entries 4-9: USER.md +1 -0, memory/MEMORY.md +2 -1``."""
+    files = ", ".join(f"{rel} +{a} -{r}" for rel, (a, r) in changes.items())
+    return f"dream: entries {span}: {files}"
+
+
+def render_body(
+    *,
+    span: str,
+    batches: int,
+    changes: Mapping[str, tuple[int, int]],
+    accepted: int,
+    refusals: Sequence[Refusal],
+    diff: str,
+    replay_of: str | None = None,
+) -> str:
+    """The machine-made commit body: what was processed, per-file counts, calls, refusals, diff.
+
+    >>> print(render_body(span="1-2", batches=1, changes={"USER.md": (1, 0)}, accepted=1,
+    ...                   refusals=[Refusal("edit_file", "SOUL.md", "pinned line")], diff=""))
+    History entries 1-2 in 1 batch.
+    <BLANKLINE>
+    Files:
+      USER.md +1 -0
+    <BLANKLINE>
+    Tool calls: accepted 1, refused 1
+    Refused:
+      - edit_file SOUL.md: pinned line
+    """
+    head = f"History entries {span} in {batches} batch{'es' if batches != 1 else ''}."
+    if replay_of:
+        head += f" Replay of {replay_of}."
+    lines = [head, "", "Files:"]
+    lines += [f"  {rel} +{a} -{r}" for rel, (a, r) in changes.items()]
+    lines += ["", f"Tool calls: accepted {accepted}, refused {len(refusals)}"]
+    if refusals:
+        lines.append("Refused:")
+        lines += [f"  - {r.tool} {r.path or '-'}: {_redact(_one_line(r.reason))}" for r in refusals]
+    if diff:
+        lines += ["", "Diff:", diff.rstrip("\n")]
+    return "\n".join(lines)
+
+
+def render_audit_lines(
+    refusals: Sequence[Refusal],
+    *,
+    time: datetime,
+    outcome: str,
+    commit: str | None = None,
+    replay_of: str | None = None,
+) -> str:
+    """One JSON line per refusal, secrets redacted from the arguments and the reason."""
+    lines = []
+    for refusal in refusals:
+        record = {
+            "time": time.isoformat(timespec="seconds"),
+            "batch": refusal.batch,
+            "tool": refusal.tool,
+            "path": refusal.path,
+            "arguments": redact_value(refusal.arguments),
+            "reason": _redact(refusal.reason),
+            "outcome": outcome,
+            "commit": commit,
+        }
+        if replay_of:
+            record["replay_of"] = replay_of
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return "".join(lines)
+
+
+def append_audit(path: Path, text: str) -> None:
+    """Append ready-made lines to the audit log with one write and an fsync.
+
+    The caller holds the Dream lock, so no other writer interleaves.
+    """
+    if not text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, text.encode("utf-8", "surrogateescape"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def redact_value(value: Any) -> Any:
+    """Redact secrets in every string inside a JSON-like value."""
+    if isinstance(value, str):
+        return _redact(value)
+    if isinstance(value, Mapping):
+        return {str(k): redact_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(v) for v in value]
+    return value
+
+
+def _redact(text: str) -> str:
+    return redact(text).text
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,1 @@
+"""Pure checks that every Dream edit passes."""

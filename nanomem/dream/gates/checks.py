@@ -1,0 +1,309 @@
+"""The gates: pure checks that every Dream edit must pass before it touches the staged files.
+
+The model proposes, code enforces (DESIGN §4). A :class:`Proposal` is one file's text before
+and after a tool call; :class:`GateContext` holds the batch, the files as they were at the
+start of the run and as they are staged now, and the config. Each ``check_<name>`` returns
+``None`` to accept or a reason a person (and the model) understands. Cumulative rules (the
+deletion guard, pins, permanent facts) compare against the ORIGINAL text of the run, so a
+run cannot get around them in many small steps. Nothing here does I/O.
+
+>>> ctx = GateContext("- [durable] Budget is $4,500", {"USER.md": ""}, {"USER.md": ""}, Config())
+>>> check_all(Proposal("USER.md", "", "- Budget: 4500\\n"), ctx) is None
+True
+>>> check_all(Proposal("USER.md", "", "- Budget: 5000\\n"), ctx)
+"traceability: '5000' in the new text of USER.md does not appear in the batch or the memory files; copy numbers, identifiers and names exactly as the batch writes them, or leave them out"
+
+Order of :func:`check_all` (the first refusal wins): size, secrets, pins, corrections only,
+deletion guard, traceability. Paths are checked before a proposal exists, by
+:func:`check_path` and :func:`check_symlink`. ``docs/gates.md`` explains each rule.
+
+The judging of words lives in two pure modules the gates call: :mod:`nanomem.dream.gates.corrections`
+(which ``[correction]`` is about which permanent fact) and :mod:`nanomem.dream.gates.traceability` (which
+numbers, identifiers and names of new text are unknown).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from nanomem.dream.gates import corrections
+from nanomem.dream.gates import traceability
+from nanomem.config import Config
+from nanomem.text.redact import find_secrets
+from nanomem.text.units import MARK
+from nanomem.store.workspace import MEMORY_FILES
+
+PIN_MARK = "<!-- pin -->"
+PERMANENT_MARK = "<!-- permanent -->"
+
+_TRAILING_MARKS = re.compile(r"(?:\s*<!--.*?-->)+\s*$")
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One proposed change: the whole text of ``path`` before and after the call."""
+
+    path: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class GateContext:
+    """The state the gates judge against.
+
+    ``original_files``: the memory files at the start of the run; ``staged_files``: the staged
+    texts before this call; ``batch_text``: the history batch as shown to the model (with the
+    entry timestamps).
+    """
+
+    batch_text: str
+    original_files: Mapping[str, str]
+    staged_files: Mapping[str, str]
+    config: Config
+
+def normalise_path(raw: str) -> str:
+    """Trim surrounding whitespace and leading ``./``; nothing else is rewritten.
+
+    >>> normalise_path(" ./USER.md ")
+    'USER.md'
+    """
+    path = raw.strip()
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def check_path(raw: str) -> str | None:
+    """Refuse anything but ``SOUL.md``, ``USER.md`` and ``memory/MEMORY.md``.
+
+    >>> check_path("./USER.md") is None
+    True
+    >>> check_path("memory/history.jsonl")
+    "'memory/history.jsonl' is not a memory file; Dream may edit only SOUL.md, USER.md, memory/MEMORY.md"
+    """
+    allowed = ", ".join(MEMORY_FILES)
+    shown = safe_text(raw[:120])
+    if "\x00" in raw or any(unicodedata.category(ch) == "Cc" for ch in raw):
+        return f"path '{shown}' contains control characters; use one of {allowed}"
+    if "\\" in raw:
+        return f"path '{shown}' contains a backslash; use a forward-slash path: {allowed}"
+    path = normalise_path(raw)
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path) or raw.strip().startswith("~"):
+        return f"absolute path '{shown}' is not allowed; use a workspace-relative path: {allowed}"
+    if ".." in path.split("/"):
+        return f"path '{shown}' leaves its directory with '..'; use one of {allowed}"
+    if path not in MEMORY_FILES:
+        return f"'{shown}' is not a memory file; Dream may edit only {allowed}"
+    return None
+
+
+_BOOKKEEPING = ("memory/", "prompts/", "sessions/", ".git/", ".nanomem.git/")
+
+
+def check_symlink(path: str, resolved: str, root: str) -> str | None:
+    """Refuse a memory path whose real location (links followed) is outside the workspace,
+    or is a bookkeeping file such as ``memory/history.jsonl``. Pure string logic: the caller
+    passes ``os.path.realpath`` of the file and of the workspace root.
+
+    >>> check_symlink("USER.md", "/ws/USER.md", "/ws") is None
+    True
+    >>> check_symlink("USER.md", "/etc/passwd", "/ws")
+    'USER.md is a link that leads outside the workspace (to /etc/passwd); Dream does not write through it'
+    """
+    resolved_posix = resolved.replace("\\", "/")
+    root_posix = root.replace("\\", "/").rstrip("/") or "/"
+    if resolved_posix != root_posix and not resolved_posix.startswith(root_posix.rstrip("/") + "/"):
+        return (
+            f"{path} is a link that leads outside the workspace (to {safe_text(resolved)}); "
+            "Dream does not write through it"
+        )
+    rel = posixpath.relpath(resolved_posix, root_posix)
+    if rel == path or rel in MEMORY_FILES:
+        return None
+    if rel in ("nanomem.toml", ".") or rel.startswith(_BOOKKEEPING):
+        return (
+            f"{path} is a link to {rel}, a file nanomem manages itself; "
+            "Dream does not write through it"
+        )
+    return None
+
+
+def check_size(proposal: Proposal, context: GateContext) -> str | None:
+    """The after text must fit the file's character cap. A file that is already over its cap
+    (a person's edit) may still be shrunk, so the model can prune it."""
+    cap = context.config.cap_for(proposal.path)
+    size, now = len(proposal.after), len(proposal.before)
+    if size <= cap or size <= now:
+        return None
+    return (
+        f"size: {proposal.path} would be {size:,} characters, over its cap of {cap:,} "
+        f"(now {now:,}); shorten the new text or remove outdated facts first"
+    )
+
+
+def check_secrets(proposal: Proposal, context: GateContext) -> str | None:
+    """New text must not contain anything that looks like a credential. A secret already in
+    the file (a person put it there) does not block other edits. The reason names the kind,
+    never the secret."""
+    known = {
+        text[m.start : m.end]
+        for text in (proposal.before, context.original_files.get(proposal.path, ""))
+        for m in find_secrets(text)
+    }
+    kinds = sorted(
+        {m.kind for m in find_secrets(proposal.after) if proposal.after[m.start : m.end] not in known}
+    )
+    if not kinds:
+        return None
+    return (
+        f"secrets: the new text of {proposal.path} contains what looks like a credential "
+        f"({', '.join(kinds)}); memory never stores secrets, leave it out"
+    )
+
+
+def check_pins(proposal: Proposal, context: GateContext) -> str | None:
+    """Every line of the original that ends with ``<!-- pin -->`` stays, byte for byte (modulo
+    surrounding whitespace); Dream may not add a pin mark of its own either."""
+    original = context.original_files.get(proposal.path, "")
+    after_lines = Counter(_stripped_lines(proposal.after))
+    pinned = Counter(line for line in _stripped_lines(original) if _has_mark(line, "pin"))
+    missing = pinned - after_lines
+    if missing:
+        line = next(iter(missing))
+        return (
+            f"pins: {proposal.path} line '{_quote(line)}' is pinned by a person; Dream may not "
+            "remove or reword it. Keep it exactly as it is"
+        )
+    new_pins = Counter(line for line in after_lines.elements() if _has_mark(line, "pin")) - pinned
+    if new_pins:
+        return (
+            f"pins: only a person pins a line; remove '{PIN_MARK}' from "
+            f"'{_quote(next(iter(new_pins)))}'"
+        )
+    return None
+
+
+def check_corrections(proposal: Proposal, context: GateContext) -> str | None:
+    """A line marked ``<!-- permanent -->`` in the original may be removed or reworded only
+    when the batch holds a ``- [correction] …`` fact that matches it (see
+    :func:`nanomem.dream.gates.corrections.matches`).
+
+    Every removal of such a line passes this gate, so a line that is already gone from the
+    staged text was removed with a correction's backing; only the lines this call removes
+    need one (a later batch of the same run, with other corrections, is not blocked)."""
+    original = context.original_files.get(proposal.path, "")
+    permanent = Counter(line for line in _stripped_lines(original) if _has_mark(line, "permanent"))
+    # A permanent line already gone from ``before`` left through an accepted call (one that a
+    # correction backed, maybe in an earlier batch of this run); only this call's removals count.
+    still_there = permanent & Counter(_stripped_lines(proposal.before))
+    gone = still_there - Counter(_stripped_lines(proposal.after))
+    if not gone:
+        return None
+    facts = corrections.correction_facts(context.batch_text)
+    for line in gone:
+        if not any(corrections.matches(line, fact) for fact in facts):
+            return (
+                f"corrections only: {proposal.path} line '{_quote(line)}' is a permanent fact; "
+                "it may change only when the batch holds a matching [correction] (none does). "
+                "Keep the line as it is"
+            )
+    return None
+
+
+def check_deletion(proposal: Proposal, context: GateContext) -> str | None:
+    """Over the whole run, the non-blank lines removed from the original file (as a multiset;
+    a reworded line counts as removed) may not exceed ``config.max_deletion_share`` of its
+    non-blank lines, rounded down, but at least 1 when the share is above 0."""
+    original = [line for line in _stripped_lines(proposal_original(proposal, context)) if line]
+    if not original:
+        return None
+    share = context.config.max_deletion_share
+    allowed = int(share * len(original) + 1e-9)
+    if share > 0:
+        allowed = max(allowed, 1)
+    removed = sum((Counter(original) - Counter(_stripped_lines(proposal.after))).values())
+    if removed <= allowed:
+        return None
+    return (
+        f"deletion guard: this run would remove {removed} of the {len(original)} lines "
+        f"{proposal.path} started with; at most {allowed} ({share:.0%}) may go in one run. "
+        "Edit lines in place, or keep more of them"
+    )
+
+
+def check_traceability(proposal: Proposal, context: GateContext) -> str | None:
+    """Every number, identifier and capitalised name in new text must appear in the batch or
+    in the memory files (original or staged). The lines of ``after`` that are not in
+    ``before`` are the new text."""
+    new_lines = Counter(proposal.after.splitlines()) - Counter(proposal.before.splitlines())
+    if not new_lines:
+        return None
+    unknown = traceability.find_untraced(
+        new_lines,
+        [context.batch_text, proposal.before, *context.original_files.values(),
+         *context.staged_files.values()],
+    )
+    if not unknown:
+        return None
+    shown = ", ".join(f"'{_quote(token, 40)}'" for token in unknown[:5])
+    more = f" (and {len(unknown) - 5} more)" if len(unknown) > 5 else ""
+    verb = "does" if len(unknown) == 1 else "do"
+    return (
+        f"traceability: {shown}{more} in the new text of {proposal.path} {verb} not appear in "
+        "the batch or the memory files; copy numbers, identifiers and names exactly as the "
+        "batch writes them, or leave them out"
+    )
+
+
+GATES = (
+    check_size,
+    check_secrets,
+    check_pins,
+    check_corrections,
+    check_deletion,
+    check_traceability,
+)
+
+
+def check_all(proposal: Proposal, context: GateContext) -> str | None:
+    """Run every gate in a fixed order; return the first refusal, or ``None``."""
+    for gate in GATES:
+        reason = gate(proposal, context)
+        if reason is not None:
+            return reason
+    return None
+
+
+def proposal_original(proposal: Proposal, context: GateContext) -> str:
+    """The text ``proposal.path`` had at the start of the run (``""`` for a new file)."""
+    return context.original_files.get(proposal.path, "")
+
+
+def safe_text(text: str) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]`` (for reasons and logs)."""
+    found = find_secrets(text)
+    for match in reversed(found):
+        text = text[: match.start] + f"[REDACTED:{match.kind}]" + text[match.end :]
+    return text
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    text = safe_text(text.strip())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _stripped_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()]
+
+
+def _has_mark(line: str, name: str) -> bool:
+    trailing = _TRAILING_MARKS.search(line)
+    if trailing is None:
+        return False
+    return any(mark.split()[:1] == [name] for mark in MARK.findall(trailing.group(0)))

@@ -1,0 +1,394 @@
+"""Dream, the cold path: the ONE place the Dream sequence is written (DESIGN §3).
+
+:func:`run_dream` is used by the CLI, the slash command, the watcher and the Python API alike::
+
+    result = await run_dream(ws, config=cfg, history=history, store=store, engine=engine)
+    result.status   # committed | no_changes | nothing_to_do | dry_run | failed | already_running
+
+The sequence:
+
+1. take ``memory/.dream.lock`` without waiting (held: ``already_running``, nothing changed);
+2. read the entries after the dream cursor and cut them into batches (:mod:`nanomem.dream.prompt`);
+3. for each batch, run the tool loop against ONE staged copy shared by the whole run: every call
+   goes through :func:`nanomem.dream.tools.execute_tool_call` (jsonschema, then the gates); a batch
+   completes only through ``finish``; text alone gets one nudge, then the run fails;
+4. when every batch completed: commit hand edits of the memory files as ``manual:`` (the
+   staged copy started from them), write the changed files, commit ``dream:`` with a machine-made
+   body and the ``Dream-Cursor``/``Batch`` trailers, and only then advance the dream cursor;
+   no change advances the cursor without a commit;
+5. append refusals to ``memory/dream-audit.jsonl`` and compact the history.
+
+The run is atomic: any failure (provider error, iteration limit, missing ``finish``, a crash)
+leaves the memory files, the repository and the dream cursor exactly as they were, because
+nothing is written before every batch has completed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from nanomem.dream import audit
+from nanomem.dream.audit import Refusal
+from nanomem.engines.chat import ChatModel, ChatRequest
+from nanomem.config import Config
+from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
+from nanomem.errors import CommandError, GitStoreError, HistoryError, ProviderError
+from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call
+from nanomem.store.workspace import MEMORY_FILES, Workspace
+
+__all__ = ["DreamResult", "DreamTask", "Refusal", "read_instructions", "run_dream"]
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("committed", "no_changes", "nothing_to_do", "dry_run", "failed", "already_running")
+WRITE_TOOLS = frozenset({"edit_file", "write_file"})
+TOOL_CHOICE = "required"  # a Dream reply must be a tool call; text gets one nudge
+
+
+@dataclass(frozen=True)
+class DreamResult:
+    """The outcome of one run; :meth:`to_json` is the stable ``dream --json`` form (DESIGN §8).
+
+    ``accepted`` counts accepted ``edit_file``/``write_file`` calls; ``refused`` lists every
+    refused call. ``batch`` is the ``first-last`` span of the entries processed.
+    """
+
+    status: str
+    dream_cursor_before: int
+    dream_cursor_after: int
+    commit: str | None = None
+    accepted: int = 0
+    refused: tuple[Refusal, ...] = ()
+    diff: str = ""
+    reason: str | None = None
+    batches: int = 0
+    batch: str | None = None
+    note: str | None = None
+    manual_commit: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """False for ``failed`` and ``already_running`` (the CLI exits 1 on ``failed``)."""
+        return self.status not in ("failed", "already_running")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "commit": self.commit,
+            "dream_cursor_before": self.dream_cursor_before,
+            "dream_cursor_after": self.dream_cursor_after,
+            "accepted": self.accepted,
+            "refused": [r.to_json() for r in self.refused],
+            "diff": self.diff,
+            "reason": self.reason,
+            "batches": self.batches,
+            "batch": self.batch,
+            "note": self.note,
+            "manual_commit": self.manual_commit,
+        }
+
+
+def read_instructions(workspace: Workspace) -> str:
+    """The Dream instructions: ``prompts/dream.md`` when present and not blank, else built in."""
+    custom = workspace.dream_prompt
+    if custom.is_file():
+        text = custom.read_text(encoding="utf-8", errors="replace")
+        if text.strip():
+            return text
+    return builtin_instructions()
+
+
+def builtin_instructions() -> str:
+    """The built-in prompt shipped as ``nanomem/prompts/dream.md``."""
+    return resources.files("nanomem").joinpath("prompts/dream.md").read_text(encoding="utf-8")
+
+
+async def run_dream(
+    workspace: Workspace | Path | str,
+    *,
+    config: Config,
+    history: Any,
+    store: Any,
+    engine: ChatModel,
+    dry_run: bool = False,
+    replay_sha: str | None = None,
+    clock: Callable[[], datetime] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> DreamResult:
+    """Run Dream once over the pending history (or, with ``replay_sha``, over the batch of that
+    ``dream:`` commit again). Never raises for a model or provider failure: that is a ``failed``
+    result with a ``reason`` and nothing changed. Raises :class:`nanomem.errors.ShaError` or
+    :class:`nanomem.errors.CommandError` for a replay sha that is unknown or not a Dream's.
+    """
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
+    run = _Run(ws, config, history, store, engine, dry_run, clock, progress)
+    replay = _replay_span(store, replay_sha) if replay_sha else None
+    lock = FileLock(ws.dream_lock)
+    if not lock.acquire(blocking=False):
+        cursor = history.read_dream_cursor()
+        run.say("another Dream is running; nothing changed")
+        return DreamResult(
+            "already_running", cursor, cursor,
+            reason=f"another Dream run holds {ws.dream_lock}; try again when it ends",
+        )
+    try:
+        return await run.execute(replay)
+    finally:
+        lock.release()
+
+
+@dataclass(frozen=True)
+class _Replay:
+    sha: str
+    first: int
+    last: int
+
+
+def _replay_span(store: Any, sha: str) -> _Replay:
+    info = store.show(sha)  # raises ShaError for unknown or ambiguous prefixes
+    span = info.trailers.get("Batch", "") if info.kind == "dream" else ""
+    first, _, last = span.partition("-")
+    if not (first.strip().isdigit() and last.strip().isdigit()):
+        raise CommandError(
+            f"commit {info.short} ({info.subject}) is not a dream: commit with a Batch trailer; "
+            "replay takes the sha of a dream: commit (see `nanomem log`)"
+        )
+    return _Replay(info.sha, int(first), int(last))
+
+
+@dataclass
+class _Tally:
+    accepted: int = 0
+    refusals: list[Refusal] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class _Run:
+    """One run's collaborators and state; :meth:`execute` is the sequence of the module doc."""
+
+    def __init__(self, ws: Workspace, config: Config, history: Any, store: Any, engine: ChatModel,
+                 dry_run: bool, clock: Callable[[], datetime] | None,
+                 progress: Callable[[str], None] | None) -> None:
+        self.ws, self.config, self.history, self.store, self.engine = ws, config, history, store, engine
+        self.dry_run = dry_run
+        self.clock = clock or (lambda: datetime.now().astimezone())
+        self.progress = progress
+        self.tally = _Tally()
+        self.replay: _Replay | None = None
+        self.before = 0
+        self.batches: list[Batch] = []
+        self.manual_sha: str | None = None
+
+    def say(self, message: str) -> None:
+        log.debug("%s", message)
+        if self.progress is not None:
+            self.progress(message)
+
+    @property
+    def span(self) -> str | None:
+        return f"{self.batches[0].first}-{self.batches[-1].last}" if self.batches else None
+
+    async def execute(self, replay: _Replay | None) -> DreamResult:
+        self.replay = replay
+        self.before = before = self.history.read_dream_cursor()
+        self.batches = batches = self._plan()
+        if not batches:
+            if replay is not None:
+                return self._failed(f"entries {replay.first}-{replay.last} of dream {replay.sha[:7]} "
+                                    "are no longer in history.jsonl (compacted); nothing to replay")
+            self.say(f"nothing to do: no history entries after cursor {before}")
+            self._commit_manual()
+            self._compact()
+            return DreamResult("nothing_to_do", before, before, manual_commit=self.manual_sha)
+        self.say(f"{sum(len(b.segments) for b in batches)} segments of entries {self.span} "
+                 f"in {len(batches)} batch{'es' if len(batches) != 1 else ''}")
+        originals, existed = self._read_files()
+        staged = StagedFiles(originals)
+        instructions = read_instructions(self.ws)
+        for index, batch in enumerate(batches, 1):
+            failure = await self._run_batch(batch, index, staged, instructions)
+            if failure is not None:
+                return self._failed(failure)
+        after = self._cursor_after()
+        changes = audit.summarize_changes(originals, staged.current)
+        diff = audit.render_diff(originals, staged.current, existed)
+        if self.dry_run:
+            self.say(f"dry run: {len(changes)} file(s) would change; nothing written")
+            return self._result("dry_run", before, diff=diff)
+        if self._read_files()[0] != originals:
+            return self._failed("the memory files were edited during the run; nothing was "
+                                "written; run Dream again")
+        self._commit_manual()
+        if not changes:
+            if after != before:
+                self.history.write_dream_cursor(after)
+            self._audit("no_changes")
+            self._compact()
+            self.say(f"no changes; dream cursor {before} -> {after}")
+            return self._result("no_changes", after, diff=diff)
+        try:
+            self._write(staged.current, changes)
+            info = self.store.commit(audit.render_subject(changes, self.span or ""),
+                                     body=self._body(changes, diff),
+                                     trailers={"Dream-Cursor": str(after), "Batch": self.span})
+        except (GitStoreError, OSError) as exc:  # put the files back: the run changes nothing
+            self._write(originals, changes, existed=existed)
+            return self._failed(f"writing or committing failed: {exc}")
+        sha = info.sha if info is not None else None
+        if sha is None:  # git saw no difference (cannot happen after a staged change)
+            log.warning("dream commit was empty although %s changed", ", ".join(changes))
+        self.history.write_dream_cursor(after)
+        self._audit("committed", sha)
+        self._compact()
+        self.say(f"committed {sha[:7] if sha else '-'}; dream cursor {before} -> {after}")
+        return self._result("committed" if sha else "no_changes", after, diff=diff, commit=sha)
+
+    def _commit_manual(self) -> None:
+        """Commit hand edits as ``manual:`` so the ``dream:`` commit holds only Dream's change.
+        Done once the run has succeeded, so a failed run leaves the repository untouched."""
+        manual = self.store.commit_manual_if_dirty()
+        if manual is not None:
+            self.manual_sha = manual.sha
+            self.say(f"committed hand edits first: {manual.short} {manual.subject}")
+
+    def _plan(self) -> list[Batch]:
+        cfg, replay = self.config, self.replay
+        if replay is not None:
+            wanted = replay.last - replay.first + 1
+            entries = [e for e in self.history.read_since(replay.first - 1, limit=wanted)
+                       if e.cursor <= replay.last]
+            max_batches = max(1, len(entries))  # a replay redoes the whole span
+        else:
+            limit = cfg.dream_batch_entries * cfg.dream_max_batches  # enough for every batch
+            entries = self.history.read_since(self.before, limit=max(1, limit))
+            max_batches = cfg.dream_max_batches
+        return plan_batches(entries, max_entries=cfg.dream_batch_entries,
+                            max_tokens=cfg.dream_batch_tokens, max_batches=max_batches)
+
+    def _read_files(self) -> tuple[dict[str, str], dict[str, bool]]:
+        originals: dict[str, str] = {}
+        existed: dict[str, bool] = {}
+        for rel in MEMORY_FILES:
+            path = self.ws.path(rel)
+            existed[rel] = path.is_file()
+            originals[rel] = audit.decode(path.read_bytes()) if existed[rel] else ""
+        return originals, existed
+
+    def _cursor_after(self) -> int:
+        replay, before = self.replay, self.before
+        if replay is not None:  # never backwards, and never past entries that were not processed
+            return max(before, replay.last) if replay.first - 1 <= before else before
+        return max([before, *(b.completes for b in self.batches if b.completes is not None)])
+
+    async def _run_batch(self, batch: Batch, index: int, staged: StagedFiles,
+                         instructions: str) -> str | None:
+        """Run one batch's conversation; return None on ``finish`` or the failure reason."""
+        count = len(self.batches)
+        self.say(f"batch {index}/{count}: entries {batch.span}")
+        context = ToolContext(batch_text=render_batch_text(batch), config=self.config,
+                              workspace_root=self.ws.root)
+        caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
+        messages = render_messages(instructions, staged.current, caps, batch, index=index, count=count)
+        nudged = False
+        now = self.clock()
+        for _ in range(max(1, self.config.dream_max_iterations)):
+            task = DreamTask(batch=batch.entries(), files=dict(staged.current), now=now,
+                             ttl_days=self.config.ephemeral_ttl_days, caps=caps,
+                             max_deletion_share=self.config.max_deletion_share)
+            request = ChatRequest(messages=tuple(messages), tools=DREAM_TOOLS,
+                                  tool_choice=TOOL_CHOICE, task=task)
+            try:
+                response = await self.engine.complete(request)
+            except ProviderError as exc:
+                return f"batch {batch.span}: the model endpoint failed: {exc}"
+            messages.append(response.assistant_message())
+            if not response.tool_calls:
+                if nudged:
+                    return (f"batch {batch.span}: the model replied without calling finish, "
+                            "even after a nudge; nothing was changed")
+                nudged = True
+                self.say("  the model replied in text; nudging it once to use the tools")
+                messages.append({"role": "user", "content": NUDGE})
+                continue
+            finished = False
+            for call in response.tool_calls:
+                outcome = execute_tool_call(call, staged, context)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.result})
+                finished = self._record(call, outcome, batch) or finished
+            if finished:
+                return None
+        return (f"batch {batch.span}: no finish call within {self.config.dream_max_iterations} "
+                "requests (dream_max_iterations); nothing was changed")
+
+    def _record(self, call: Any, outcome: Any, batch: Batch) -> bool:
+        """Count one outcome; True when it is an accepted ``finish``."""
+        where = outcome.path or "-"
+        if not outcome.accepted:
+            arguments = outcome.arguments if outcome.arguments is not None else call.arguments
+            self.tally.refusals.append(Refusal(outcome.tool, outcome.path, outcome.reason or outcome.result,
+                                               arguments=arguments, batch=batch.span))
+            self.say(f"  {outcome.tool} {where}: refused: {outcome.reason}")
+            return False
+        if outcome.finish is not None:
+            self.tally.notes.append(outcome.finish.note)
+            self.say(f"  finish: {outcome.finish.status}")
+            return True
+        if outcome.tool in WRITE_TOOLS:
+            self.tally.accepted += 1
+            self.say(f"  {outcome.tool} {where}: {outcome.result}")
+        return False
+
+    def _body(self, changes: Mapping[str, tuple[int, int]], diff: str) -> str:
+        return audit.render_body(span=self.span or "", batches=len(self.batches), changes=changes,
+                                 accepted=self.tally.accepted, refusals=self.tally.refusals,
+                                 diff=diff, replay_of=self.replay.sha[:7] if self.replay else None)
+
+    def _write(self, texts: Mapping[str, str], changes: Mapping[str, Any], *,
+               existed: Mapping[str, bool] | None = None) -> None:
+        """Write the changed files atomically (through links that stay inside the workspace).
+        With ``existed``, put back the originals: a file that did not exist is removed again."""
+        for rel in changes:
+            path = self.ws.path(rel)
+            target = path.resolve() if path.is_symlink() else path
+            if existed is not None and not existed.get(rel, True):
+                target.unlink(missing_ok=True)
+            else:
+                atomic_write(target, audit.encode(texts[rel]))
+
+    def _result(self, status: str, after: int, **extra: Any) -> DreamResult:
+        notes = [n.strip() for n in self.tally.notes if n.strip()]
+        return DreamResult(
+            status, self.before, after, accepted=self.tally.accepted,
+            refused=tuple(self.tally.refusals), batches=len(self.batches), batch=self.span,
+            note=" | ".join(notes) if notes else None, manual_commit=self.manual_sha, **extra,
+        )
+
+    def _failed(self, reason: str) -> DreamResult:
+        log.warning("dream failed: %s", reason)
+        self.say(f"failed: {reason}")
+        if not self.dry_run:
+            self._audit("failed")
+        return self._result("failed", self.before, reason=reason)
+
+    def _audit(self, outcome: str, sha: str | None = None) -> None:
+        text = audit.render_audit_lines(self.tally.refusals, time=self.clock(), outcome=outcome,
+                                        commit=sha, replay_of=self.replay.sha if self.replay else None)
+        audit.append_audit(self.ws.audit, text)
+
+    def _compact(self) -> None:
+        if self.dry_run:
+            return
+        try:
+            dropped = self.history.compact()
+        except HistoryError as exc:  # the run itself succeeded; compaction retries next time
+            log.warning("history compaction after Dream failed: %s", exc)
+            return
+        if dropped:
+            self.say(f"compacted history: dropped {dropped} processed entries")

@@ -1,0 +1,1 @@
+"""Chat engines: the ChatModel records, the OpenAI wire format and client, the offline engine."""

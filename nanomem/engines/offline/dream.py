@@ -1,0 +1,555 @@
+"""The offline engine's Dream: deterministic rules that answer with the same tool calls a model
+would make, so every edit still passes jsonschema and the gates.
+
+:func:`plan_dream_reply` reads the :class:`~nanomem.dream.prompt.DreamTask` of a request:
+
+- first turn (no tool results in the conversation yet): parse the batch's facts
+  (``- [mark] text`` lines; a plain note without marks counts as durable facts, one per line;
+  ``[RAW]`` entries are skipped), then plan, in this order,
+  1. each ``[correction]``: replace the existing line it corrects (preferably one that sets the
+     same slot with another value, :mod:`nanomem.engines.offline.slots`; else the most similar unpinned
+     bullet that shares a distinctive token or a topic such as *where the person lives*),
+     written without the clauses that restate the old value; a ``<!-- permanent -->`` line is
+     replaced only when :func:`nanomem.dream.gates.corrections.matches` agrees, and keeps its mark; with no
+     match the correction is added as a new fact;
+  2. expiry: remove ``<!-- ephemeral YYYY-MM-DD -->`` lines older than ``task.ttl_days``
+     before ``task.now`` (never pinned lines; within the run's deletion share);
+  3. new facts: route each (SOUL = agent behaviour and requests about how to answer,
+     USER = the person, MEMORY = the work),
+     skip near-duplicates, and add the rest at the end of the file's ``## Facts`` /
+     ``## Behaviour`` section with one ``edit_file`` per file (``write_file`` for an empty file).
+  All calls go out in one reply.
+- next turn: ``finish`` (``updated`` if it proposed edits, else ``no_changes_needed``).
+
+A fact is a near-duplicate of an existing line when at least :data:`DUPLICATE_THRESHOLD` of its
+normalised tokens occur in the line (containment) and every distinctive token (number,
+identifier, capitalised name) of the fact occurs there too, so ``Contract KX-7731 ends in
+April`` is not a duplicate of ``Contract KX-7731 ends in March``.
+
+>>> route_fact("Please answer in Portuguese"), route_fact("I am allergic to peanuts")
+('SOUL.md', 'USER.md')
+>>> route_fact("Project Atlas budget is 40k EUR")
+'memory/MEMORY.md'
+>>> is_duplicate("I live in Lisbon.", "- I live in Lisbon <!-- permanent -->")
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from nanomem.engines.chat import ChatResponse, ToolCall
+from nanomem.dream.gates.corrections import matches as permanent_correction_matches
+from nanomem.dream.gates.corrections import topics_of
+from nanomem.engines.offline.extract import is_self_introduction, is_style_request
+from nanomem.engines.offline.slots import (
+    attributes_of,
+    identifier_families,
+    old_value,
+    same_slot,
+    substitute_value,
+    trim_correction,
+    values_of,
+)
+from nanomem.text.units import count_overlapping
+
+DUPLICATE_THRESHOLD = 0.8
+CORRECTION_THRESHOLD = 0.34
+SECTION_HEADINGS = ("## Facts", "## Behaviour", "## Behavior")
+NEW_FILE_HEADINGS = {
+    "SOUL.md": "# Soul\n\n## Behaviour\n",
+    "USER.md": "# User\n\n## Facts\n",
+    "memory/MEMORY.md": "# Memory\n\n## Facts\n",
+}
+
+_I = re.IGNORECASE
+_MARKED = re.compile(r"^\s*[-*]\s*\[(permanent|durable|ephemeral|correction|skip)\]\s*(.*?)\s*$", _I)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_EPHEMERAL = re.compile(r"<!--\s*ephemeral\s+(\d{4}-\d{2}-\d{2})\s*-->")
+_PIN = re.compile(r"<!--\s*pin\s*-->")
+_PERMANENT = re.compile(r"<!--\s*permanent\s*-->")
+_BULLET = re.compile(r"^\s*[-*+]\s+\S")
+_ROLE_LINE = re.compile(r"^\s*(?:\[\d{4}-\d{2}-\d{2}[ T][\d:]+\]\s*)?(USER|ASSISTANT|SYSTEM|TOOL)\b[^:]{0,40}:", _I)
+_SAID = re.compile(r"\s*\(said (\d{4}-\d{2}-\d{2})\)\s*$")
+# Words that open a correction but say nothing themselves; dropped when the fact is written.
+_LEAD_IN = re.compile(
+    r"^\s*(?:actually\b[,，]?\s*"
+    r"|(?:correction|update|change of plans?)\b[^:：,，.!?]{0,30}?[:：,，]\s*"
+    r"|(?:oh|oops|sorry|wait|no|so|and|also|in fact|well|ok|okay)\s*[,，:：]\s*"
+    r"|(?:其实|另外)[，,：:]?|(?:不对|更正|纠正)(?:一下)?[，,：:]"
+    r")+", _I)
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s*$")  # "Dr. Lee": a name, not a sentence opening
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[^\W_]+(?:[-.,:/'][^\W_]+)*")
+
+_SOUL = re.compile(
+    r"\b(?:answer|answers|answering|reply|replies|respond|responses?|speak|tone|formal|informal|"
+    r"concise|verbose|emojis?|bullet points?|markdown|format(?:ting)?|you should|you must|"
+    r"address me|talk to me|code blocks?|write in|spelling|language)\b|回答|回复|语气|格式|用中文|用英文|表格|列表", _I)
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|yours|yourself|please)\b|\b(?:answer|reply|respond|talk|write|speak)(?: to)? me\b|^\W*(?:don'?t|do not|never|always|use|keep|reply|answer|"
+    r"write|be|show|format|avoid|stop|talk|speak|respond)\b", _I)
+_HEALTH = re.compile(
+    r"\b(?:allerg\w*|diabet\w*|asthma|medication|intoleran\w*|epilep\w*)|过敏|糖尿病|哮喘|不耐受", _I)
+_WORK = re.compile(
+    r"\b(?:projects?|contracts?|budgets?|meetings?|deadlines?|tasks?|tickets?|releases?|sprints?|"
+    r"clients?|customers?|invoices?|deploy(?:ment)?s?|repo(?:sitory)?|servers?|milestones?|"
+    r"roadmap|launch|proposal|report|presentation|colleagues?|team|boss|manager|office|due|"
+    r"remind me|appointment|flight|trip)\b|\b[A-Z][A-Z0-9]*-\d[\w-]*\b|[$€£¥]\s?\d|"
+    r"项目|合同|预算|会议|开会|截止|任务|客户|发布|报告|提醒我", _I)
+_PERSON = re.compile(
+    r"\b(?:I|I'm|I've|my|me|mine|myself|user|user's|name|lives?|born|allerg\w*|prefers?|"
+    r"likes?|loves?|hates?|dislikes?|wife|husband|partner|son|daughter|kids?|children|dog|cat|"
+    r"birthday|vegetarian|vegan|diet)\b|我", _I)
+
+_STOP = frozenset(
+    """
+    a an and or of to in on at for with is are was were be been has have had but from by as it
+    its this that these those user user's agent i i'm i've my me we our you your he she they his
+    her their them there here so very also just still any all some more most does did do will
+    would can could should about into than then actually now instead anymore longer correction
+    the please
+    """.split()
+)
+# Words that name the same topic, so a correction finds the fact it corrects without sharing
+# a name ("I moved to Porto" corrects "Lives in Lisbon").
+_TOPICS = {
+    "@home": "live lives living lived reside resides moved move moving relocated based home 住 搬",
+    "@name": "name named called",
+    "@job": "work works working job employed employer",
+    "@diet": "allergic allergy allergies vegetarian vegan diet eat eats",
+}
+_TOPIC_OF = {word: topic for topic, words in _TOPICS.items() for word in words.split()}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact of the batch: its mark, its text (marks and comments removed), the entry date."""
+
+    mark: str
+    text: str
+    day: str
+
+
+def plan_dream_reply(task: Any, messages: Sequence[Mapping[str, Any]]) -> ChatResponse:
+    """The offline engine's reply to one Dream request (pure, deterministic).
+
+    >>> from datetime import datetime
+    >>> from types import SimpleNamespace as E
+    >>> from nanomem.dream.prompt import DreamTask
+    >>> task = DreamTask((E(cursor=1, timestamp="2026-11-30 10:00", content="- [durable] I like tea",
+    ...                     kind="summary"),), {"USER.md": "## Facts\\n"}, datetime(2026, 11, 30), 7)
+    >>> reply = plan_dream_reply(task, [{"role": "user", "content": "..."}])
+    >>> [(c.name, json.loads(c.arguments)["new_text"]) for c in reply.tool_calls]
+    [('edit_file', '## Facts\\n- I like tea\\n')]
+    >>> plan_dream_reply(task, [*[{"role": "user"}], reply.assistant_message(),
+    ...                         {"role": "tool", "content": "ok"}]).tool_calls[0].name
+    'finish'
+    """
+    if any(message.get("role") == "tool" for message in messages):
+        return _finish_reply(messages)
+    calls, note = plan_edits(task)
+    if not calls:
+        return _reply([("finish", {"status": "no_changes_needed", "note": note})], content=None)
+    return _reply(calls, content=note)
+
+
+def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """``([(tool, arguments)], note)``: every edit of the first turn, in order (pure).
+
+    Facts are taken in batch order, so a correction also fixes a fact added earlier in the
+    same batch. Emitted order: corrections of existing lines, expiries, then one append per file.
+    """
+    files = {rel: str(text) for rel, text in task.files.items()}
+    today = task.now.date()
+    budget = {rel: _deletion_budget(text, task.max_deletion_share) for rel, text in files.items()}
+    counts = {"added": 0, "corrected": 0, "expired": 0, "duplicates": 0, "skipped": 0}
+    edits: list[tuple[str, dict[str, Any]]] = []
+    touched: set[str] = set()
+    planned: dict[str, list[str]] = {}
+
+    def add(fact: Fact) -> None:
+        if fact.mark == "ephemeral" and _age_days(fact.day, today) > task.ttl_days:
+            counts["skipped"] += 1  # already stale when Dream sees it
+            return
+        known = [line for rel in files for line in _bullets(files[rel]) + planned.get(rel, [])]
+        if any(is_duplicate(fact.text, line) for line in known):
+            counts["duplicates"] += 1
+            return
+        rel, line = route_fact(fact.text), render_line(fact)
+        cap = task.caps.get(rel)
+        size = len(files.get(rel, "")) + sum(len(x) + 1 for x in planned.get(rel, []))
+        if cap is not None and size + len(line) + 1 > cap:
+            counts["skipped"] += 1  # would be refused for size; the note says so
+            return
+        planned.setdefault(rel, []).append(line)
+        counts["added"] += 1
+
+    for fact in parse_facts(task.batch, default_day=today.isoformat()):
+        if fact.mark != "correction":
+            add(fact)
+            continue
+        view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
+        target = find_corrected(fact.text, view)
+        if target is not None and _PIN.search(target[1]):
+            counts["skipped"] += 1  # a person's pinned line wins over a correction
+            continue
+        if target is None or target[1].strip() in touched:
+            add(Fact("durable", trim_correction(fact.text), fact.day))
+            continue
+        rel, line = target
+        plain = Fact("durable", corrected_text(fact.text, _COMMENT.sub("", line)), fact.day)
+        new_line = render_line(plain, permanent=bool(_PERMANENT.search(line)))
+        if line in planned.get(rel, []):
+            planned[rel][planned[rel].index(line)] = new_line
+            counts["corrected"] += 1
+            continue
+        edit = _replace_line(files[rel], line, new_line) if budget.get(rel, 0) >= 1 else None
+        if edit is None:
+            add(plain)
+            continue
+        edits.append(("edit_file", {"path": rel, "old_text": edit[0], "new_text": edit[1]}))
+        files[rel] = files[rel].replace(edit[0], edit[1], 1)
+        budget[rel] -= 1
+        touched.update((line.strip(), new_line.strip()))
+        counts["corrected"] += 1
+    for rel, line in expired_lines(files, today, task.ttl_days):
+        edit = _replace_line(files[rel], line, None)
+        if budget.get(rel, 0) < 1 or line.strip() in touched or edit is None:
+            continue
+        edits.append(("edit_file", {"path": rel, "old_text": edit[0], "new_text": edit[1]}))
+        files[rel] = files[rel].replace(edit[0], edit[1], 1)
+        budget[rel] -= 1
+        touched.add(line.strip())
+        counts["expired"] += 1
+    for rel, lines in planned.items():
+        edits.append(_append_call(rel, files.get(rel, ""), lines, touched))
+    done = ", ".join(f"{n} {what}" for what, n in counts.items() if n)
+    return edits, f"offline Dream: {done or 'nothing new in this batch'}"
+
+
+def parse_facts(batch: Sequence[Any], *, default_day: str) -> list[Fact]:
+    """The facts of a batch, in order; ``[skip]`` facts and ``[RAW]`` entries are left out.
+
+    >>> from types import SimpleNamespace as E
+    >>> parse_facts([E(timestamp="2026-11-30 10:00", kind=None, content="Likes tea\\nUSER: hi")],
+    ...             default_day="2026-12-01")
+    [Fact(mark='durable', text='Likes tea', day='2026-11-30')]
+    """
+    facts: list[Fact] = []
+    for entry in batch:
+        content = str(entry.content)
+        if getattr(entry, "kind", None) == "raw" or content.lstrip().startswith("[RAW]"):
+            continue
+        stamp = str(getattr(entry, "timestamp", ""))
+        day = stamp[:10] if _DAY.match(stamp) else default_day
+        lines = content.splitlines()
+        marked = [_MARKED.match(line) for line in lines]
+        if any(marked):
+            pairs = [(m.group(1).lower(), m.group(2)) for m in marked if m]
+        else:  # a plain note (nanomem append "..."): each line is a durable fact
+            pairs = [("durable", re.sub(r"^\s*[-*+]\s+", "", line)) for line in lines
+                     if line.strip() and not line.lstrip().startswith("#") and not _ROLE_LINE.match(line)]
+        for mark, text in pairs:
+            clean = " ".join(_COMMENT.sub(" ", text).split())
+            said = _SAID.search(clean)
+            if said:
+                clean = clean[:said.start()].rstrip()
+            if mark != "skip" and clean:
+                facts.append(Fact(mark, clean, said.group(1) if said else day))
+    return facts
+
+
+def route_fact(text: str) -> str:
+    """The file a fact belongs in: agent behaviour -> SOUL.md, the work -> memory/MEMORY.md,
+    the person -> USER.md, anything else -> memory/MEMORY.md. Health facts always go to
+    USER.md; an English fact goes to SOUL.md only when it addresses the agent ("you", "your",
+    or an imperative), so "the host answers quickly" is not a rule for the agent.
+
+    >>> route_fact("Keep your replies short"), route_fact("The landlord replies within a day")
+    ('SOUL.md', 'memory/MEMORY.md')
+    """
+    if _HEALTH.search(text):
+        return "USER.md"  # "you must never forget: I'm allergic to X" is about the person
+    if is_style_request(text) or (_SOUL.search(text) and (_ADDRESSED.search(text) or _CJK_RUN.search(text))):
+        return "SOUL.md"
+    if is_self_introduction(text) or topics_of(text, correction=True):
+        return "USER.md"  # where the person lives, their name, job, allergies or diet
+    if _WORK.search(text):
+        return "memory/MEMORY.md"
+    if _PERSON.search(text):
+        return "USER.md"
+    return "memory/MEMORY.md"
+
+
+def render_line(fact: Fact, *, permanent: bool = False) -> str:
+    """``- text`` with the machine mark its fact needs.
+
+    >>> render_line(Fact("ephemeral", "Dentist on Friday", "2026-11-30"))
+    '- Dentist on Friday <!-- ephemeral 2026-11-30 -->'
+    """
+    line = f"- {strip_lead_in(fact.text)}"
+    if permanent or fact.mark == "permanent":
+        line += " <!-- permanent -->"
+    elif fact.mark == "ephemeral":
+        line += f" <!-- ephemeral {fact.day} -->"
+    return line
+
+
+def strip_lead_in(text: str) -> str:
+    """``text`` without the words that only announce a correction, capitalised again.
+
+    >>> strip_lead_in("Actually, I moved to Lisbon."), strip_lead_in("其实我不吃香菜了。")
+    ('I moved to Lisbon.', '我不吃香菜了。')
+    >>> strip_lead_in("Update: the gym now opens at 6."), strip_lead_in("Actually")
+    ('The gym now opens at 6.', 'Actually')
+    """
+    found = _LEAD_IN.match(text)
+    rest = text[found.end():] if found else text
+    if not rest.strip() or rest == text:
+        return text
+    return rest[:1].upper() + rest[1:]
+
+
+@lru_cache(maxsize=8192)
+def tokens(text: str, *, topics: bool = False) -> frozenset[str]:
+    """Normalised content tokens: casefolded words without stop words or a plural ``s``,
+    CJK character pairs, and (with ``topics``) topic tags such as ``@home``.
+
+    >>> sorted(tokens("- The user lives in Lisbon <!-- permanent -->", topics=True))
+    ['@home', 'lisbon']
+    """
+    text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text)).casefold()
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(text):
+        out.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
+        if topics:
+            out.update(_TOPIC_OF[ch] for ch in run if ch in _TOPIC_OF)
+    for word in _WORD.findall(_CJK_RUN.sub(" ", text)):
+        word = word.replace(",", "") if _DIGIT.search(word) else word
+        if word in _STOP:
+            continue
+        if topics and word in _TOPIC_OF:
+            out.add(_TOPIC_OF[word])
+            continue
+        out.add(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=8192)
+def phrases(text: str) -> frozenset[str]:
+    """Two-word phrases of adjacent content words, and for Chinese four-character runs: a
+    phrase shared by a correction and a line names the same subject ("the staging server").
+
+    >>> sorted(phrases("We moved the staging server to Frankfurt."))
+    ['staging server']
+    >>> "会议时间" in phrases("周会的会议时间改到周四")
+    True
+    """
+    text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text)).casefold()
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(text):
+        out.update(run[i:i + 4] for i in range(len(run) - 3))
+    words = []
+    for word in _WORD.findall(_CJK_RUN.sub(" , ", text)):
+        if word in _STOP or _DIGIT.search(word):
+            words.append("")  # a stop word or a value breaks the phrase
+            continue
+        words.append(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
+    out.update(f"{a} {b}" for a, b in zip(words, words[1:]) if a and b)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=8192)
+def distinctive(text: str) -> frozenset[str]:
+    """Numbers, identifiers and capitalised names (not opening a sentence), casefolded.
+
+    >>> sorted(distinctive("Contract KX-7731 with Ana ends in March"))
+    ['ana', 'kx-7731', 'march']
+    >>> sorted(distinctive("My vet is Dr. Lee."))
+    ['dr', 'lee']
+    """
+    text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text))
+    text = re.sub(r"^\s*[-*+]\s+", "", text)
+    out: set[str] = set()
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        before = text[:match.start()]
+        opening = match.start() == 0 or (re.search(r"[.!?:]\s*$", before) and not _TITLE.search(before))
+        if _DIGIT.search(word):
+            out.add(word.replace(",", "").casefold())
+        elif word[:1].isupper() and not opening and word.casefold() not in _STOP:
+            out.add(word.casefold())
+    return frozenset(out)
+
+
+def is_duplicate(fact: str, line: str) -> bool:
+    """Whether ``line`` already says ``fact`` (containment over normalised tokens)."""
+    mine = tokens(fact)
+    if not mine:
+        return True  # nothing but stop words: nothing worth adding
+    theirs = tokens(line)
+    if len(mine & theirs) / len(mine) < DUPLICATE_THRESHOLD:
+        return False
+    return distinctive(fact) <= (distinctive(line) | theirs)
+
+
+def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str] | None:
+    """``(path, line)`` of the bullet a correction corrects, or None (pinned lines included,
+    so that the caller can let a pin win). A line related only by topic must sit in the file
+    the correction itself routes to: "the meeting moved" never corrects where the person lives.
+    A line that holds the same slot with another value (:func:`nanomem.engines.offline.slots.same_slot`:
+    "rent is 1,150 now" for "Rent is 980 a month") and shares a word with the correction is
+    preferred, in any file; a pinned line is never chosen by its slot alone."""
+    mine, marks = tokens(correction, topics=True), distinctive(correction)
+    home = route_fact(correction)
+    named_old = old_value(correction)
+    old_values = values_of(named_old) if named_old else {}
+    best: tuple[float, str, str] | None = None
+    for rel, text in files.items():
+        for line in text.splitlines():
+            if not _BULLET.match(line):
+                continue
+            theirs = tokens(line, topics=True)
+            if not theirs:
+                continue
+            shared = mine & theirs
+            by_topic = any(t.startswith("@") for t in shared) and rel == home
+            related = bool(marks & (distinctive(line) | theirs)) or len(shared) >= 2 or by_topic
+            score = len(shared) / len(theirs)
+            same_subject = bool(phrases(correction) & phrases(line))
+            close = related and (score >= CORRECTION_THRESHOLD or same_subject)
+            plain = _COMMENT.sub("", line)
+            family = bool(identifier_families(correction).keys() & identifier_families(plain).keys())
+            slot = (bool(shared) or family) and same_slot(correction, plain)
+            if old_values and any(old_values[kind] & values_of(plain)[kind] for kind in old_values):
+                slot = True  # the line holds the old value the correction names ("from 40 to 55")
+            if not close and not (slot and not _PIN.search(line)):
+                continue
+            if _PERMANENT.search(line) and not permanent_correction_matches(line, correction):
+                continue
+            if best is None or (slot, score) > best[0]:
+                best = ((slot, score), rel, line)
+    return None if best is None else (best[1], best[2])
+
+
+def corrected_text(correction: str, line: str) -> str:
+    """The text that replaces ``line``: the correction without the old value; or, when the
+    correction says nothing of what the line is about ("The number on it is K-20." for
+    "My locker key is K-11"), the line with the new value put in its place.
+
+    >>> corrected_text("The number on it is K-20.", "- My locker key is K-11")
+    'My locker key is K-20'
+    >>> corrected_text("We raised the fee from 40 to 55 euros.", "- The fee is 40 euros")
+    'We raised the fee to 55 euros.'
+    """
+    body = re.sub(r"^\s*[-*+]\s+", "", line).strip()
+    shared = tokens(correction) & tokens(body)
+    words = {t for t in shared if not _DIGIT.search(t)}
+    if not words and not attributes_of(correction) & attributes_of(body):
+        swapped = substitute_value(correction, body)
+        if swapped is not None:
+            return swapped
+    return trim_correction(correction, line)
+
+
+def expired_lines(files: Mapping[str, str], today: date, ttl_days: int) -> list[tuple[str, str]]:
+    """``(path, line)`` of every unpinned ephemeral line older than ``ttl_days``."""
+    out = []
+    for rel, text in files.items():
+        for line in text.splitlines():
+            found = _EPHEMERAL.search(line)
+            if found and not _PIN.search(line) and _age_days(found.group(1), today) > ttl_days:
+                out.append((rel, line))
+    return out
+
+
+def _bullets(text: str) -> list[str]:
+    return [line for line in text.splitlines() if _BULLET.match(line)]
+
+
+def _age_days(day: str, today: date) -> int:
+    try:
+        return (today - date.fromisoformat(day)).days
+    except ValueError:
+        return 0
+
+
+def _deletion_budget(text: str, share: float) -> int:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines or share <= 0:
+        return 0
+    return max(1, int(share * len(lines) + 1e-9))
+
+
+
+def _replace_line(text: str, line: str, new_line: str | None) -> tuple[str, str] | None:
+    """``(old_text, new_text)`` replacing (or, with None, removing) one line; the old text
+    grows upwards with the lines before it until it occurs exactly once."""
+    lines = text.splitlines(keepends=True)
+    for index, current in enumerate(lines):
+        if current.rstrip("\r\n") != line:
+            continue
+        ending = current[len(line):]
+        replacement = "" if new_line is None else new_line + ending
+        for start in range(index, -1, -1):
+            old = "".join(lines[start:index + 1])
+            if count_overlapping(text, old) == 1:
+                return old, "".join(lines[start:index]) + replacement
+        return None
+    return None
+
+
+def _append_call(rel: str, text: str, lines: list[str], touched: set[str]) -> tuple[str, dict[str, Any]]:
+    block = "".join(line + "\n" for line in lines)
+    if not text.strip():
+        return "write_file", {"path": rel, "content": NEW_FILE_HEADINGS.get(rel, "") + block}
+    anchor = _anchor(text, touched)
+    joiner = "" if anchor.endswith("\n") else "\n"
+    return "edit_file", {"path": rel, "old_text": anchor, "new_text": anchor + joiner + block}
+
+
+def _anchor(text: str, touched: set[str]) -> str:
+    """A unique line after which new facts go: the last untouched non-blank line of the
+    ``## Facts``/``## Behaviour`` section (else of the last section); the whole text if no
+    single line is unique."""
+    lines = text.splitlines(keepends=True)
+    stripped = [line.strip() for line in lines]
+    heading = next((i for i, s in enumerate(stripped) if s in SECTION_HEADINGS), None)
+    if heading is None:
+        heading = max((i for i, s in enumerate(stripped) if s.startswith("#")), default=-1)
+    end = next((i for i in range(heading + 1, len(lines)) if stripped[i].startswith("#")), len(lines))
+    for index in range(end - 1, max(heading, 0) - 1, -1):
+        if stripped[index] and stripped[index] not in touched and count_overlapping(text, lines[index]) == 1:
+            return lines[index]
+    return "".join(lines[:end]) if end < len(lines) and count_overlapping(text, "".join(lines[:end])) == 1 else text
+
+
+def _finish_reply(messages: Sequence[Mapping[str, Any]]) -> ChatResponse:
+    last = next((m for m in reversed(messages) if m.get("role") == "assistant"), {})
+    proposed = [c for c in last.get("tool_calls") or [] if c.get("function", {}).get("name") != "read_file"]
+    results = [m for m in messages if m.get("role") == "tool"]
+    refused = sum(1 for m in results[-len(proposed):] if str(m.get("content", "")).startswith("error:")) if proposed else 0
+    accepted = len(proposed) - refused
+    note = str(last.get("content") or "offline Dream")
+    if refused:
+        note += f" ({refused} of {len(proposed)} edits refused by the gates)"
+    status = "updated" if accepted > 0 else "no_changes_needed"
+    return _reply([("finish", {"status": status, "note": note})], content=None)
+
+
+def _reply(calls: list[tuple[str, dict[str, Any]]], *, content: str | None) -> ChatResponse:
+    tool_calls = tuple(
+        ToolCall(id=f"offline-dream-{i}", name=name, arguments=json.dumps(args, ensure_ascii=False))
+        for i, (name, args) in enumerate(calls, 1)
+    )
+    return ChatResponse(content=content, tool_calls=tool_calls, finish_reason="tool_calls")

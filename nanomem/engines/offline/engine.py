@@ -1,0 +1,120 @@
+"""The offline engine: deterministic, rule-based, no network, behind the same ``ChatModel``.
+
+It reads ``ChatRequest.task`` (structured stage data), never the rendered prompt:
+
+- a ``ConsolidateTask`` → one ``archive_history`` tool call whose facts are *decisive*
+  sentences copied verbatim from the user's messages (see :func:`extract_facts`; the sentence
+  rules live in :mod:`nanomem.engines.offline.extract`), or
+  ``{"facts": [], "nothing": true}`` when no sentence is decisive;
+- a ``DreamTask`` → delegated to ``offline_dream.plan_dream_reply(task, messages)``;
+- anything else → a plain text reply saying the offline engine does not chat (the caller then
+  sees "no tool call", which is a failure for every stage).
+
+>>> extract_facts(["Hi there! My name is Ana. I prefer tea over coffee."])
+[('permanent', 'My name is Ana.'), ('durable', 'I prefer tea over coffee.')]
+>>> extract_facts(["我叫小明。明天下午三点提醒我开会。谢谢！"])
+[('permanent', '我叫小明。'), ('ephemeral', '明天下午三点提醒我开会。')]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall, Usage
+from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the engine's sentence rules)
+    MAX_FACT_CHARS,
+    announces_change,
+    classify_sentence,
+    has_name,
+    is_narrative,
+    split_sentences,
+)
+from nanomem.store.sessions import content_text, message_time
+
+NOT_A_CHAT_MODEL = (
+    "The offline engine does not chat: it only answers nanomem's consolidation and Dream "
+    "requests. Configure an OpenAI-compatible endpoint (NANOMEM_BASE_URL) for conversation."
+)
+_FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # code blocks are pasted material, not statements
+
+
+def extract_facts(user_texts: Iterable[str]) -> list[tuple[str, str]]:
+    """``[(mark, sentence)]`` of decisive sentences, verbatim, first occurrence only (pure)."""
+    return [(mark, text) for mark, text, _ in extract_dated_facts((text, None) for text in user_texts)]
+
+
+def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[str, str, str | None]]:
+    """``[(mark, sentence, day)]`` for ``(text, day said)`` pairs (pure); see :func:`extract_facts`."""
+    facts: list[tuple[str, str, str | None]] = []
+    seen: set[str] = set()
+    for text, day in texts:
+        announced = False  # a sentence before announced a change without giving the new value
+        for sentence in split_sentences(_FENCE.sub("\n", text)):
+            mark = classify_sentence(sentence)
+            if mark in ("durable", "permanent") and announced:
+                mark = "correction"  # "They reissued my badge. The number is now B-12."
+            announced = mark is None and announces_change(sentence)
+            if mark is not None and sentence not in seen:
+                seen.add(sentence)
+                facts.append((mark, sentence, day))
+    return facts
+
+
+def render_archive_arguments(messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The ``archive_history`` arguments for a chunk of messages (pure). An ephemeral fact
+    ends with ``(said YYYY-MM-DD)`` when its message has a timestamp, so that Dream dates it
+    from when it was said, not from when the turn was archived.
+
+    >>> render_archive_arguments([{"role": "user", "content": "Call Bo tomorrow. I like figs.",
+    ...                            "timestamp": "2026-03-02T19:05:00"}])["facts"]
+    [{'mark': 'ephemeral', 'text': 'Call Bo tomorrow. (said 2026-03-02)'}, {'mark': 'durable', 'text': 'I like figs.'}]
+    """
+    texts = []
+    for message in messages:
+        if message.get("role") == "user":
+            said = message_time(message)
+            texts.append((content_text(message.get("content")), said[:10] if said else None))
+    facts = [
+        {"mark": mark, "text": f"{text} (said {day})" if mark == "ephemeral" and day else text}
+        for mark, text, day in extract_dated_facts(texts)
+    ]
+    return {"facts": facts, "nothing": not facts}
+
+
+class OfflineEngine:
+    """A deterministic :class:`nanomem.engines.chat.ChatModel`; see the module docstring."""
+
+    name = "offline"
+
+    def __init__(self, clock: Callable[[], datetime] | None = None) -> None:
+        self.clock = clock or datetime.now
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        """Answer one request from ``request.task``; never raises for an unknown task."""
+        task = request.task
+        kind = type(task).__name__
+        if kind == "ConsolidateTask":
+            arguments = render_archive_arguments(task.messages)
+            call = ToolCall(
+                id="offline-archive-1",
+                name="archive_history",
+                arguments=json.dumps(arguments, ensure_ascii=False),
+            )
+            return ChatResponse(
+                content=None, tool_calls=(call,), finish_reason="tool_calls", usage=_no_usage()
+            )
+        if kind == "DreamTask":
+            from nanomem.engines.offline import dream as offline_dream  # lazy: dream imports the stages above us
+
+            return offline_dream.plan_dream_reply(task, request.messages)
+        return ChatResponse(content=NOT_A_CHAT_MODEL, finish_reason="stop", usage=_no_usage())
+
+
+def _no_usage() -> Usage | None:
+    # The offline engine has no tokenizer; reporting no usage keeps calibration untouched.
+    return None
+

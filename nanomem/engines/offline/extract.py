@@ -1,0 +1,419 @@
+"""Which sentences the offline consolidator keeps, and with which mark (pure, English and Chinese).
+
+:func:`split_sentences` cuts text into sentences (never after ``Dr.``, ``e.g.`` or an initial),
+:func:`classify_sentence` judges each sentence on its own and returns its mark (``correction``,
+``permanent``, ``ephemeral``, ``durable``) or ``None``. :func:`is_style_request` tells a rule for
+how the assistant should answer ("keep replies short", "语气轻松一点"); the offline Dream routes
+those to ``SOUL.md``. ``docs/offline-engine.md`` lists every trigger.
+
+>>> split_sentences("Ask Dr. Osei, e.g. by mail. Room 4 is free!Ok")
+['Ask Dr. Osei, e.g. by mail.', 'Room 4 is free!Ok']
+>>> classify_sentence("Keep your replies under five lines."), classify_sentence("Sure, thanks.")
+('durable', None)
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_FACT_CHARS = 500  # a longer "sentence" is pasted material, not a statement
+
+_I = re.IGNORECASE
+
+
+def _rx(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), _I)
+
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+# Each category: English patterns, then Chinese. The order of marks is decided in classify_sentence().
+_CORRECTION_STRONG = _rx(
+    r"\bcorrection\b", r"\bno longer\b", r"\bnot anymore\b", r"\banymore\b",
+    r"\b(?:I|we)(?:'ve| have)? moved\b(?! (?:the|our|my|his|her|their|its|it|them|a|an|this|that|some|all)\b)",
+    r"\binstead\b", r"\bchanged? (?:it )?to\b", r"\bswitch(?:ed)? to\b", r"\bnot\b[^.!?]{1,40}\bbut\b",
+    r"\bI was wrong\b", r"\bchange of plans?\b", r"^\s*(?:update|correction)\b[^:：]{0,30}[:：]",
+    # admitting a mistake, and "X is Y, not Z"
+    r"\b(?:is|are|was|were|'s|'re)\b[^!?]{1,60},\s*not\s+(?:what\b|as\b|(?-i:[A-Z])|\d|[$€£¥])",
+    r"更正", r"改成", r"改为", r"搬到", r"搬去", r"搬家", r"不再", r"换成",
+    r"(?:提高|提升|增加|降低|降|减少|调整|推迟|延期|延到|提前|改)(?:到|为|成|至)", r"改(?:去|在|用)",
+    r"换(?:到|去|用)", r"不是[^，。！？]{1,12}而是",
+    r"涨(?:到|为|至|成)", r"改期", r"以后[^，。！？]{0,10}?(?:都|全)?交给",
+    # a changed person: "we replaced Ada with Bo", "the new accountant is Lena Ruiz"
+    r"\breplaced (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? with (?-i:[A-Z])",
+    r"\bthe new [a-z]+ (?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
+)
+# Admitting a mistake ("I'd misread it", "I got the dates wrong", 记错了): a correction when the
+# sentence is decisive anyway.
+_ADMISSION = _rx(
+    r"\bI(?:'d| had)? (?:misread|misspoke|mistyped|misremembered)\b", r"\bmy (?:mistake|bad)\b",
+    r"\bI (?:got|had) (?:it|that|this|the \w+(?: \w+)?) wrong\b", r"\bscratch that\b",
+    r"记错了", r"说错了", r"搞错了",
+)
+# A verb of change followed by "to"/"until" ("raised the budget to 5,750"): a correction when
+# the sentence also carries a value (number, identifier, name) or another decisive signal.
+_CORRECTION_CHANGE = _rx(
+    r"\b(?:changed|raised|lowered|increased|decreased|reduced|cut|bumped|moved|pushed|postponed|"
+    r"rescheduled|updated|extended|shortened|switched|upgraded|downgraded|renamed|relocated|"
+    r"put (?:\w+ ){0,3}(?:up|down)|went (?:up|down)|rose|fell|jumped|dropped|climbed|hiked)\b"
+    r"[^.!?]{0,60}?\b(?:to|until)\b",
+)
+_CORRECTION_WEAK = _rx(
+    r"\bactually\b", r"其实", r"不对", r"错了", r"现在",
+    r"\b(?:I|we|you|they|he|she|it)(?:'re|'m|'s|’re|’m|’s| are| am| is)?\s+now\b", r"\b(?:is|are)\s+now\b",
+    r"\bnow\s*[.!]?\s*$", r"\b(?:is|are)\s+[^,.;!?]{1,30}?\s+now\s*[,;]",
+    r"\b(?:reissued|re-issued|replaced|renewed|swapped)\b", r"变动|变更",
+    # a replacement: "BA 117 was cancelled", "they rebooked me", "the new job is KS-4471"
+    r"\b(?:cancell?ed|called off|rebooked|replaced|reassigned)\b", r"\bthe new \w+ (?:is|are)\b",
+    r"取消了", r"新的\S{0,6}是",
+)
+# The part of today that is already over: "I booked it this morning" tells what was done.
+_EARLIER_TODAY = _rx(r"\bthis morning\b", r"\bearlier today\b", r"今天早上|今早")
+# A transaction whose result lasts: "I booked the flight this morning, FI 615" is not short-lived
+# (unlike "I parked in bay C-14 this morning").
+_TRANSACTION = _rx(
+    r"\b(?:booked|reserved|ordered|bought|purchased|paid|signed|registered|renewed|enrolled|"
+    r"submitted|applied|confirmed|scheduled|subscribed)\b", r"订了|订好|买了|签了|报名了|交了|预约了")
+# A bounded stretch of time: "from tomorrow I'm in Oslo for three days" stays short-lived.
+_BOUNDED = _rx(
+    r"\bfor (?:the|a|an|\d+|one|two|three|four|five|six|seven|a few|a couple of) (?:days?|weeks?|nights?|"
+    r"weekend|week)\b", r"\b(?:until|till|through)\b", r"[一两三四五六七八九十几\d]+天")
+# "From next week …", "starting Monday …", "从下周起 …": a lasting change from a point in time.
+_STARTING = _rx(
+    r"\bfrom (?:(?:this|next) (?:week|month|year|" + _WEEKDAY + r")|tomorrow|today)\b",
+    r"\b(?:starting|beginning|as of|effective)\s+(?:(?:this|next)\s+\w+|today|tomorrow|"
+    + _WEEKDAY + r"|" + _MONTH + r"\b|\d)",
+    r"从(?:下|这|本)?(?:周|星期|个月|月)[一二三四五六日天]?(?:起|开始)", r"(?:下周|下个月|明天|从今天)(?:起|开始)",
+)
+_IDENTITY = _rx(
+    r"\bmy name is\b", r"\bmy (?:name|birthday|email|phone number|pronouns)\b",
+    r"\bcall me\b", r"\bI(?:'m| am) (?:a|an)\s+\w+", r"\bI(?:'m| am) \d+\b",
+    r"\bI(?:'m| am) from\b", r"\bI (?:live|work|was born|grew up)\b", r"\bI(?:'m| am) based in\b",
+    r"\bmy (?:wife|husband|partner|son|daughter|mother|father|dog|cat)(?:'s name)? is\b",
+    r"我叫", r"我的名字", r"我是(?!说|不是|否)", r"我住在", r"我来自", r"我在\S{1,12}工作", r"我的生日",
+)
+# Case-sensitive: "I'm" followed by a capitalised word introduces the person ("Hey, I'm Sam Ode"),
+# and so does a name followed by "here" or "speaking" ("Hi, Rosa Lind here.").
+_SELF_NAME = re.compile(
+    r"\bI(?:'m|’m| am)\s+[A-Z][a-z]+\b"
+    r"|^(?:(?:[Hh]i|[Hh]ello|[Hh]ey|[Mm]orning|[Ee]vening)\b[\s,!.]*(?:(?:it's|this is)\s+)?"
+    r"[A-Z][a-z]+(?:[ -][A-Z][a-z'’-]+){0,2}|(?:(?:[Ii]t's|[Tt]his is)\s+)?[A-Z][a-z]+(?:[ -][A-Z][a-z'’-]+){1,2})"
+    r" (?:here|speaking)\s*(?:[.!,;]|$)"
+)
+# Someone or something named: "my landlord is Jonas", "the vet is called Dr Ruiz", "合伙人叫王磊",
+# "老大叫林一鸣" (a family or work role, then 叫 and a two- or three-character name).
+_ROLE_ZH = (r"(?:老大|老二|老三|老小|老幺|大宝|二宝|儿子|女儿|闺女|老公|老婆|丈夫|妻子|爱人|先生|太太|媳妇|"
+            r"婆婆|公公|岳父|岳母|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|孩子|宝宝|老板|上司|领导|同事|"
+            r"室友|房东|医生|老师|班主任|助理|合伙人|搭档|律师|会计|导师|教练|保姆|阿姨|经理|秘书)")
+_NAMED = re.compile(
+    r"\b[Mm]y (?:[a-z]+ ){1,2}(?:is|are)\s+(?:called\s+|named\s+)?[A-Z][a-z]+"
+    r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]|\b(?:[Ii]t|[Ss]he|[Hh]e)(?:'s|’s)\s+(?:called|named)\s+[A-Z]"
+    r"|(?:的|名字|名)[^，。！？\s]{0,8}?叫(?:做)?[\u4e00-\u9fff]{2,4}"
+    r"|(?:外包给|委托给)(?![我你他她它这那])[\u4e00-\u9fff]{2,3}[，,。]"
+    r"|" + _ROLE_ZH + r"(?:的名字)?叫(?:做)?(?![我你他她它们了过人车外卖醒不])[\u4e00-\u9fff]{2,3}"
+    r"|" + _ROLE_ZH + r"(?:是)?[\u4e00-\u9fff]{2,3}(?:老师|医生|大夫|律师|教练|经理|阿姨|先生|女士|教授)"
+)
+_PLACE = _rx(
+    r"\bour (?:office|company|headquarters|shop|studio|team|school|clinic) (?:is|are) (?:now )?(?:in|at|on|based)\b",
+    r"(?:办公室|公司|总部|我家|工作室)(?:现在)?(?:在|位于)",
+)
+_HEALTH = _rx(
+    r"\ballerg(?:y|ic|ies)\b", r"\bdiabet(?:es|ic)\b", r"\basthma\b", r"\blactose\b",
+    r"\bgluten\b", r"\bvegetarian\b", r"\bvegan\b", r"\bmedication\b", r"\bpregnant\b",
+    r"过敏", r"糖尿病", r"哮喘", r"素食", r"吃素", r"乳糖不耐",
+    # a condition without a trigger word: "tendinitis in my wrist", "my knee is bad"
+    r"\b(?:tendin|arthr|burs|dermat|col|sinus|gastr|fasc|epicondyl)itis\b", r"\bmigraines?\b",
+    r"\bmy (?:left |right )?(?:back|knees?|wrists?|shoulders?|hips?|neck|ankles?|elbows?|eyes|ears|heart)"
+    r" (?:is|are|has been|have been) (?:bad|weak|injured|sore|dodgy|stiff|fragile|damaged|not great)\b",
+    r"腱鞘炎|关节炎|偏头痛|腰不好|膝盖不好|颈椎不好|腰椎间盘",
+)
+_PREFERENCE = _rx(
+    r"\bI (?:really )?(?:prefer|like|love|hate|dislike|enjoy|want|need)\b",
+    r"\bI don'?t (?:like|want|enjoy|need)\b", r"\bmy favou?rite\b",
+    r"\bplease (?:always|never|use|reply|answer|write|keep|call|be|show|format|avoid|include)\b",
+    r"^\s*(?:please\s+)?(?:don'?t|do not|never|always)\b",
+    r"喜欢", r"偏好", r"讨厌", r"请用", r"请总是", r"请始终", r"请一直", r"用\S{1,6}(?:回答|回复)", r"请不要", r"别用", r"不要用", r"最爱",
+)
+# How the assistant should answer: a form word (format, tone, language) or a form phrase
+# ("as numbered lists", "under 50 words", "keep it short") in a request. Words that ordinary
+# talk also uses ("the guest list", "a short walk") count only inside such a phrase.
+_NUM_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)"
+_STYLE_STRONG = _rx(
+    r"\b(?:bullets?|bullet[- ]points?|bulleted|numbered|markdown|emojis?|emoticons?|"
+    r"exclamation(?: marks?| points?)?|spelling|tone|formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|"
+    r"blunt(?:ly)?|concise(?:ly)?|verbose|terse|jargon|plain (?:text|language|english)|code blocks?|"
+    r"formatting|layout|all caps|metric units|imperial units|lay (?:it|them|this|that|everything) out)\b",
+    r"\b(?:in|into)\s+(?:plain\s+|simple\s+|british\s+|american\s+)?(?:english|spanish|french|german|"
+    r"italian|portuguese|dutch|chinese|mandarin|cantonese|japanese|korean|russian|arabic|polish|"
+    r"swedish|norwegian|danish|finnish|greek|turkish|hindi|ukrainian|czech)\b",
+    r"\bas (?:a |an )?(?:numbered |bulleted |short |simple )?(?:lists?|tables?|checklists?)\b",
+    r"\bin (?:a |one )?tables?\b", r"\b(?:one|a) (?:row|line|column) (?:per|for each)\b",
+    r"\b(?:under|below|max(?:imum)?|at most|no more than|fewer than|less than|within) " + _NUM_WORD
+    + r" (?:words|lines|sentences|paragraphs|bullets)\b",
+    r"\b" + _NUM_WORD + r" (?:words|lines|sentences|paragraphs) (?:max|at most|or less|or fewer)\b",
+    r"\bas (?:a |an )?(?:unified |inline |side-by-side )?(?:diffs?|patch(?:es)?)\b", r"\bitemi[sz]e[ds]?\b",
+    r"\b(?:one-line|single-line|step-by-step|numbered) (?:steps|answers|replies|points|instructions)\b",
+    r"\brather than (?:long )?(?:paragraphs|prose|essays|walls? of text)\b",
+    r"\b(?:unvarnished|sugar-?coat\w*|brutally honest|candid(?:ly)?)\b",
+    r"\b(?:keep|make) (?:it|them|things|everything|(?:your |the )?(?:answers|replies|responses|messages|"
+    r"summaries)) (?:short|brief|concise|simple|tight)\b",
+    r"\b(?:short|brief)(?:er)? (?:answers|replies|responses|summaries)\b",
+    r"\byour (?:answers|replies|responses|summaries|messages|writing)\b",
+)
+_STYLE_ZH = re.compile(
+    r"语气|口气|格式|要点|列表|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
+    r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔"
+    r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
+)
+_IMPERATIVE = _rx(
+    r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+)(?:(?:please|just|also|always)\s+)?"
+    r"(?:use|keep|be|stay|avoid|stop|skip|drop|no|don'?t|do not|never|always|reply|answer|respond|"
+    r"format|lay|put|give me|show (?:me|them|it|changes|code)|sign|address|stick|limit|cap|spell|do (?:it|them|this|that|everything)|"
+    r"make (?:it|them|sure|everything|all)|write (?:in|it|them|everything|all)|leave out|go easy)\b",
+    r"\b(?:could|can|would|will) you\b",
+    r"\bI(?:'d like| would like| want| need) you to\b", r"\byou (?:should|must)\b", r"\bmake sure you\b",
+)
+_PLEASE = re.compile(r"\bplease\b", _I)
+_DIRECTIVE_ZH = re.compile(
+    r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,8}都|请|要|就)|每次|始终|一律|务必"
+    r"|(?<![我们他她])用[^，。！？]{0,6}(?:中文|英文|英语|要点|表格|列表|口语|简短)"
+    r"|(?:[^\W\d_一二三四五六七八九十两几半]|一)[点些](?=[，,。！!；;]|$)"
+)
+_CONSTRAINT = _rx(
+    r"\bmust\b", r"\bnever\b", r"\bbudget\b", r"\blimit\b", r"\bat most\b", r"\bat least\b",
+    r"\bno more than\b", r"\brequired?\b", r"\bnot allowed\b",
+    r"预算", r"不能", r"必须", r"不得", r"最多", r"至少", r"限制", r"不允许",
+)
+_DECISION = _rx(
+    r"\bwe(?:'ve| have)? decided\b", r"\bI(?:'ve| have)? decided\b", r"\blet'?s go with\b",
+    r"\bwe(?:'ll| will) (?:use|go with)\b", r"\bwe chose\b", r"\bgoing with\b",
+    r"\bthe plan is\b", r"\bagreed\b",
+    r"决定", r"定了", r"就用", r"选定", r"确定用",
+)
+# Near-term words. _RELATIVE ones only make sense against the day they were said; the others
+# (deadline, due, remind me, 截止) are near-term only when no absolute date is given.
+_RELATIVE = _rx(
+    r"\btoday\b", r"\btonight\b", r"\btomorrow\b", r"\bthis (?:week|weekend|morning|afternoon|evening)\b",
+    r"\bnext (?:week|" + _WEEKDAY + r")\b",
+    r"\bby (?:" + _WEEKDAY + r"|noon|tonight|eod|end of)\b", r"\bin \d+ (?:minutes|hours|days)\b",
+    r"\b(?:until|till|through|expires?(?: on)?)\s+(?:(?:this|next)\s+)?(?:" + _WEEKDAY + r"|tomorrow|"
+    r"tonight|noon|the weekend|(?:the )?end of (?:the )?(?:day|week))\b",
+    r"有效到(?:明天|今晚|(?:这|本|下)?(?:周|星期)[一二三四五六日天末])",
+    r"\bremind me\b", r"今天", r"今晚", r"明天", r"后天", r"下周", r"本周", r"这周", r"周末", r"之前完成",
+    r"提醒我",
+    # a stretch that starts now: "for the next two days", "this week only", 这两天
+    r"\bfor the next (?:few|couple of|\d+|one|two|three|four|five|six|seven) (?:days|nights|weeks?)\b",
+    r"\b(?:this|that) (?:week|weekend) only\b", r"\bonly (?:this|for this) (?:week|weekend)\b",
+    r"这[两几]天|这周内|这几晚",
+)
+# A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二.
+_RECURRING = _rx(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
+                 r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
+_DUE = _rx(r"\bdeadline\b", r"\bdue\b", r"截止")
+_IDENTIFIER = re.compile(
+    r"\b[A-Z][A-Z0-9]*-\d[\w-]*\b|\b[A-Z]{2,}\d+[A-Z0-9]*\b"
+    r"|\b(?!(?:EUR|USD|GBP|CHF|JPY|CNY|RMB|AUD|CAD|SEK|NOK|DKK|UTC|GMT|CET|EST|PST|AM|PM)\b)"
+    r"[A-Z]{2,3} \d{2,6}\b(?![:.,]\d)"  # "FI 615", "ID 2291"
+    r"|(?:\b(?:[Nn]o\.|[Nn]r\.|ID|[Rr]ef\.?|[Nn]umber)|#)\s?\d{2,}\b"  # "No. 48", "#512"
+)
+_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\d{1,2}月\d{1,2}[日号]"
+    r"|\b" + _MONTH + r"\.? \d{1,2}(?:st|nd|rd|th)?\b(?!:)|\b\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH + r"\b",
+    _I,
+)
+# Outcomes worth keeping although told in the past: "my paper got accepted", "we got approved".
+_MILESTONE = _rx(
+    r"\b(?:got|was|were|been|be|is|are)\s+(?:officially\s+|finally\s+)?(?:accepted|approved|admitted|"
+    r"hired|promoted|elected|awarded|published|funded|granted|selected|shortlisted|engaged|married|"
+    r"diagnosed|certified|licensed)\b",
+    r"\b(?:I|we)\s+(?:just\s+|finally\s+)?(?:graduated|got (?:married|engaged|the job|the grant)|passed (?:my|the|our))\b",
+)
+# A preference stated inside a question ("Can you remember I prefer aisle seats?").
+_ASKED_PREFERENCE = _rx(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b", r"\bmy favou?rite\b",
+                        r"喜欢", r"偏好", r"讨厌")
+_NUMBER = re.compile(r"\d")
+_QUESTION = re.compile(r"[?？]\s*$")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|\n+")
+# Words after which a period does not end the sentence: "Dr. Lee", "e.g. tea", "J. Smith".
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:dr|mr|mrs|ms|prof|st|vs|jr|sr|mt|ft|approx|dept|fig|etc|e\.g|i\.e)|(?<![\w.])(?-i:[A-Z]))\.$", _I)
+_NUMBER_LABEL = re.compile(r"\b(?:no|nr)\.$", _I)  # "No. 48": a period that ends a sentence unless a number follows
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|we|we're|we’re|our|us)\b", _I)
+_PAST_EN = re.compile(
+    r"\b(?:was|were|got|had|did|saw|went|came|took|made|ate|broke|lost|found|bought|sold|met|"
+    r"ran|fell|left|told|forgot|spent|woke|slept|\w{3,}ed)\b", _I)
+_AHEAD_EN = re.compile(
+    r"\b(?:will|shall|going to|gonna|need to|have to|has to|must|should|remind|tomorrow|tonight|"
+    r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are)\b|'ll\b|'m\b|'re\b|"
+    r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
+_PAST_ZH = re.compile(r"了|过(?!敏)|昨天|刚才")
+_AHEAD_ZH = re.compile(r"要|会(?!议|计|员|场)|得|需要|明天|后天|今晚|待会|一会|稍后|下周|提醒|记得|别忘|截止|之前|\d")
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:-\w+)?")
+_NOT_NAMES = frozenset(
+    "I I'm I've I'll I'd OK Ok Hi Hello Hey Thanks Mr Mrs Ms Dr "
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split English and Chinese text into stripped sentences (pure). A period after a common
+    abbreviation (Dr., Mr., Mrs., Ms., Prof., St., e.g., i.e., etc., vs., No.) or a single
+    initial does not end a sentence.
+
+    >>> split_sentences("I use v2.5 now. 我喜欢茶。好吗？ok")
+    ['I use v2.5 now.', '我喜欢茶。', '好吗？', 'ok']
+    >>> split_sentences("My GP is Dr. A. Moreau. She is great.")
+    ['My GP is Dr. A. Moreau.', 'She is great.']
+    """
+    sentences: list[str] = []
+    for part in _BOUNDARY.split(text):
+        part = part.strip() if part else ""
+        if not part:
+            continue
+        last = sentences[-1] if sentences else ""
+        if last and (_ABBREVIATION.search(last) or (_NUMBER_LABEL.search(last) and part[:1].isdigit())):
+            sentences[-1] = f"{last} {part}"
+        else:
+            sentences.append(part)
+    return sentences
+
+
+def classify_sentence(sentence: str) -> str | None:
+    """The mark of a decisive sentence, or ``None`` for small talk and noise (pure).
+
+    >>> classify_sentence("Actually, I moved to Lisbon last month.")
+    'correction'
+    >>> classify_sentence("We pushed the launch to 9 October.")
+    'correction'
+    >>> classify_sentence("I spilled coffee on my keyboard this morning.") is None
+    True
+    >>> classify_sentence("The grant report is due on June 3."), classify_sentence("It is due tomorrow.")
+    ('durable', 'ephemeral')
+    """
+    if len(sentence) > MAX_FACT_CHARS:
+        return None
+    style = is_style_request(sentence)
+    preference = style or bool(_PREFERENCE.search(sentence))
+    if _QUESTION.search(sentence) and not (
+            style or _ASKED_PREFERENCE.search(sentence) or re.match(r"\s*please\b", sentence, _I)):
+        return None  # a question asks for an answer, unless it asks for a way of answering
+    narrative = is_narrative(sentence) and not _MILESTONE.search(sentence)
+    named = has_name(sentence)
+    identity = bool(_IDENTITY.search(sentence) or _HEALTH.search(sentence) or _SELF_NAME.search(sentence))
+    starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
+    dated = bool(_DATE.search(sentence))
+    relative = _RELATIVE.search(sentence)
+    if relative and _EARLIER_TODAY.search(sentence) and _TRANSACTION.search(sentence) and not _RELATIVE.search(
+            _EARLIER_TODAY.sub(" ", sentence)):
+        relative = None  # "I booked the hall this morning, ref 48-K": done, not a reminder
+    near_term = (
+        not narrative and not starting
+        and bool(relative or (_DUE.search(sentence) and not dated))
+    )
+    durable = (
+        preference
+        or bool(_CONSTRAINT.search(sentence))
+        or bool(_DECISION.search(sentence))
+        or bool(_NAMED.search(sentence))
+        or bool(_PLACE.search(sentence))
+        or bool(_IDENTIFIER.search(sentence))
+        or dated
+        or bool(_RECURRING.search(sentence))
+        or (bool(_NUMBER.search(sentence)) and _long_enough(sentence))
+        or (named and not narrative and bool(_FIRST_PERSON.search(sentence)) and _long_enough(sentence))
+        or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
+    )
+    decisive = identity or near_term or durable
+    if (
+        _CORRECTION_STRONG.search(sentence)
+        or ((decisive or named) and _CORRECTION_CHANGE.search(sentence))
+        or (decisive and (_CORRECTION_WEAK.search(sentence) or _ADMISSION.search(sentence) or starting))
+    ):
+        return "correction" if (decisive or named or _long_enough(sentence)) else None
+    if identity:
+        return "permanent"
+    if near_term:
+        return "ephemeral"
+    if durable:
+        return "durable"
+    return None
+
+
+def announces_change(sentence: str) -> bool:
+    """Whether a sentence announces a change without carrying the new value itself
+    ("They reissued my badge.", "Plans changed."): the decisive sentence that follows it in
+    the same message is then a correction (see :func:`nanomem.engines.offline.engine.extract_dated_facts`).
+
+    >>> announces_change("The office reissued my badge."), announces_change("I like my badge.")
+    (True, False)
+    """
+    if len(sentence) > MAX_FACT_CHARS or _QUESTION.search(sentence):
+        return False
+    return bool(_CORRECTION_STRONG.search(sentence) or _CORRECTION_WEAK.search(sentence)
+                or _ADMISSION.search(sentence))
+
+
+def is_style_request(sentence: str) -> bool:
+    """Whether a sentence asks the assistant to answer in some way (format, length, tone or
+    language): a form word in a request ("keep …", "no …", "please", "could you …", "语气轻松点").
+
+    >>> is_style_request("No emojis in anything you send me, please.")
+    True
+    >>> is_style_request("The table by the window is booked.")
+    False
+    >>> is_style_request("解释的时候用英文单词。"), is_style_request("语气轻松一点。")
+    (True, True)
+    """
+    if _CJK.search(sentence):
+        return bool(_STYLE_ZH.search(sentence) and _DIRECTIVE_ZH.search(sentence))
+    return bool(_STYLE_STRONG.search(sentence) and (_IMPERATIVE.search(sentence) or _PLEASE.search(sentence)))
+
+
+def is_self_introduction(sentence: str) -> bool:
+    """Whether a sentence introduces the speaker by name ("Hi, Rosa Lind here.").
+
+    >>> is_self_introduction("Hi, Rosa Lind here."), is_self_introduction("The plumber here is slow.")
+    (True, False)
+    """
+    return bool(_SELF_NAME.search(sentence))
+
+
+def is_narrative(sentence: str) -> bool:
+    """Whether a sentence only tells of something that already happened (pure): a past-tense
+    verb and nothing that points ahead. Such a sentence is not a reminder even when it says
+    "today"; it stays decisive only through other signals (a number, a decision, ...).
+
+    >>> is_narrative("The printer jammed twice today."), is_narrative("I booked a table for tonight.")
+    (True, False)
+    >>> is_narrative("The call is scheduled for today.")
+    False
+    >>> is_narrative("今天电梯坏了，只好走楼梯。"), is_narrative("今天要交报告了。")
+    (True, False)
+    """
+    if _CJK.search(sentence):
+        return bool(_PAST_ZH.search(sentence)) and not _AHEAD_ZH.search(sentence)
+    return bool(_PAST_EN.search(sentence)) and not _AHEAD_EN.search(sentence)
+
+
+def has_name(sentence: str) -> bool:
+    """Whether a sentence holds a capitalised name that does not open it or a clause (pure).
+
+    >>> has_name("Our wiki runs on Confluence."), has_name("Sounds good. I agree.")
+    (True, False)
+    """
+    for found in _CAPITALISED.finditer(sentence):
+        before = sentence[:found.start()].rstrip()
+        opening = not before or before[-1] in ".!?:;\"“("
+        if opening and before.endswith(".") and _ABBREVIATION.search(before):
+            opening = False  # "Dr. Osei": the name follows a title, not a sentence break
+        if not opening and found.group(0) not in _NOT_NAMES:
+            return True
+    return False
+
+
+def _long_enough(sentence: str) -> bool:
+    if _CJK.search(sentence):
+        return len(_CJK.findall(sentence)) >= 6
+    return len(sentence.split()) >= 4

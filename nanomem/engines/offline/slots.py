@@ -1,0 +1,371 @@
+"""Slots: what a fact is about and which value it gives, so the offline Dream can tell that a
+correction replaces a line although it does not repeat the old value (pure).
+
+An *attribute* is the thing a fact sets: a head noun ("rent", "flight", "deadline", 房租, 航班)
+or its verb ("we close at", "shutting", 关门), grouped into families (``close`` = close, closing,
+shut). A *value* has a type: ``time`` (``21:30``, ``9pm``, 下午三点), ``date`` (``May 28``,
+``2026-05-28``, ``5月28日``), ``weekday``, ``identifier`` (grouped by family: ``FI 615`` and
+``FI 631`` are both ``fi``), ``number`` and ``name``.
+
+:func:`same_slot` says whether a correction sets the same slot as a line with a new value;
+:func:`trim_correction` drops the clauses of a correction that only restate the old value
+(", not Halvorsen", "FI 615 got cancelled and …", 厦门七月太热了), so the corrected line no longer
+carries it.
+
+>>> same_slot("rent is 1,150 a month now", "- Rent is 980 a month, paid on the 1st")
+True
+>>> same_slot("the standup moved to 10:15", "- Rent is 980 a month")
+False
+>>> trim_correction("My dentist is Dr. Ivo Lund, not Dr. Sand.")
+'My dentist is Dr. Ivo Lund.'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from nanomem.text.units import COMMON_WORDS
+
+_I = re.IGNORECASE
+_ATTRIBUTES_EN = {
+    "rent": r"rent|rental|rents",
+    "lease": r"lease|leases",
+    "price": r"price|prices|cost|costs|fee|fees|fare|fares|rate|rates|charge|charges|tuition",
+    "budget": r"budget|budgets",
+    "salary": r"salary|salaries|wage|wages|pay|income",
+    "deadline": r"deadline|deadlines|due|submission|submit",
+    "meeting": r"meeting|meetings|meet|meets",
+    "standup": r"standup|stand-up|standups",
+    "appointment": r"appointment|appointments",
+    "supervision": r"supervision|supervisions",
+    "class": r"class|classes|lesson|lessons|course|practice|rehearsal",
+    "flight": r"flight|flights|fly|flying|plane",
+    "train": r"train|trains|bus|coach|ferry",
+    "hotel": r"hotel|hostel|accommodation|airbnb|lodging",
+    "booking": r"booking|bookings|reservation|reservations",
+    "address": r"address|street",
+    "phone": r"phone|mobile|extension",
+    "email": r"email|e-mail",
+    "close": r"close|closes|closing|closed|shut|shuts|shutting",
+    "open": r"open|opens|opening",
+    "start": r"start|starts|starting|begin|begins|kickoff|kick-off|launch|launches",
+    "end": r"ends|ending|finish|finishes",
+    "departure": r"depart|departs|departure|departing|leave|leaves|leaving",
+    "arrival": r"arrive|arrives|arrival|arriving|land|lands|landing",
+    "trip": r"trip|trips|travel|travelling|traveling|destination|holiday|vacation",
+    "venue": r"venue|location|held",
+    "guests": r"guests|attendees|headcount|people|seats",
+    "version": r"version|release",
+    "role": r"supervisor|manager|boss|landlord|doctor|dentist|accountant|lawyer|teacher|coach|reader|"
+            r"advisor|adviser|tutor|mentor|vet|therapist|contact|examiner",
+}
+_ATTRIBUTES_ZH = {
+    "rent": r"房租|租金", "price": r"价格|价钱|费用|学费|票价", "budget": r"预算",
+    "salary": r"工资|薪水|月薪|年薪", "deadline": r"截止|交稿|提交|期限",
+    "meeting": r"会议|开会|例会|周会", "appointment": r"预约|约见|面谈", "class": r"上课|课程|培训|补习",
+    "flight": r"航班|机票|飞机|起飞", "train": r"火车|高铁|动车", "hotel": r"酒店|住宿|民宿|宾馆",
+    "address": r"地址", "phone": r"电话|手机号", "close": r"关门|打烊", "open": r"开门|营业",
+    "start": r"开始|开学|开工|上线", "departure": r"出发|动身|启程", "arrival": r"到达|抵达",
+    "trip": r"去[\u4e00-\u9fff]{2,4}(?:玩|旅游|旅行|度假|出差)|改去|目的地|旅行|旅游|度假",
+    "venue": r"地点|场地", "assignee": r"交给|外包给|委托给|外包",
+}
+_ATTRIBUTE_RX = {
+    key: re.compile(r"\b(?:" + words + r")\b", _I) for key, words in _ATTRIBUTES_EN.items()
+}
+_ATTRIBUTE_ZH_RX = {key: re.compile(words) for key, words in _ATTRIBUTES_ZH.items()}
+
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+# Currency codes, time zones and units: "EUR 900" is an amount, not an identifier of family "eur".
+_UNITS = (r"(?:EUR|USD|GBP|CHF|JPY|CNY|RMB|AUD|CAD|SEK|NOK|DKK|PLN|CZK|HUF|INR|HKD|SGD|NZD|ZAR|BRL|"
+          r"MXN|KRW|TWD|UTC|GMT|CET|CEST|EST|EDT|PST|PDT|AM|PM|KM|KG|MB|GB|TB|KB|HZ|KW|KWH)")
+_ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
+_VALUE_RX: list[tuple[str, re.Pattern[str]]] = [
+    ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    ("date", re.compile(r"\b" + _MONTH + r"\.? (\d{1,2})(?:st|nd|rd|th)?\b(?!:)", _I)),
+    ("date", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH + r"\b", _I)),
+    ("date", re.compile(r"(\d{1,2})月(\d{1,2})[日号]?")),
+    ("date", re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b")),
+    ("time", re.compile(r"\b([01]?\d|2[0-3])[:h]([0-5]\d)\b")),
+    ("time", re.compile(r"\b(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?([ap])\.?m\b\.?", _I)),
+    ("time", re.compile(r"(上午|早上|中午|下午|晚上)?(\d{1,2}|(?<=[午上])[一二三四五六七八九十两]{1,3})点(半)?")),
+    ("weekday", re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b", _I)),
+    ("weekday", re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")),
+    ("identifier", re.compile(r"\b(?!" + _UNITS + r"\b)([A-Z]{1,4})[- ]?(\d{2,}[A-Z0-9]*)\b")),
+    ("number", re.compile(r"\d+(?:[.,]\d+)*")),
+]
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_NAME = re.compile(r"(?<![\w'’-])[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
+_OPENING = re.compile(r"(?:^|[.!?:;]\s+|^\W*[-*+]\s+)$")
+_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s*$")
+_NOT_NAMES = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march
+    april may june july august september october november december""".split()) | COMMON_WORDS
+# Words that carry the change itself: a clause holding one is never dropped as "the old value".
+_CHANGE = re.compile(
+    r"\b(?:to|until|now|instead|moved|changed|switched|pushed|raised|lowered|rescheduled|postponed|"
+    r"new|is|are|will)\b|改|换|搬|推迟|提前|调整|变成|不再|现在|而是|是|交给|以后|涨|定在", _I)
+_NEGATED = re.compile(
+    r"\s*[,，]\s*(?:not(?! only)\b|不是|不去)(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s?|[^,;.!?，；。！？]){1,40}"
+    r"(?=[,;.!?，；。！？]|$)", _I)
+_CLAUSE_SEP = re.compile(r"([,;:，；：]\s*|\s+(?:and|but|so)\s+)", _I)
+_CONJUNCTION = re.compile(r"^\s+(?:and|but|so)\s+$", _I)
+
+
+# A correction that names both values: "raised it from 2,100 to 2,400", "B-12 → B-19",
+# "我之前说500，现在涨到650". The old value is dropped from the written fact.
+_VAL = (r"(?:[$€£¥]\s?)?\d[\d,.:]*(?:\s?(?:am|pm|k)\b)?|" + _MONTH + r"\.? \d{1,2}(?:st|nd|rd|th)?\b"
+        r"|\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH + r"\b|(?-i:[A-Z]{1,4})-?\d{2,}\w*")
+_FROM_TO = re.compile(r"\s+from\s+(?P<old>" + _VAL + r")(?=\s+(?:up |down |all the way )?to\s+(?:" + _VAL + r"))", _I)
+_ARROW = re.compile(r"(?P<old>" + _VAL + r")\s*(?:→|->|=>|⇒)\s*(?=" + _VAL + r")", _I)
+_REPLACED = re.compile(
+    r"\b(?P<subj>(?-i:We|I|we))(?:'ve| have)? replaced (?P<old>(?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)?) with ", _I)
+_ZH_EARLIER = re.compile(
+    r"(?:我)?(?:之前|以前|原来|本来|先前|上次)(?:说|讲|定|报|写)?(?:的|是|为|成)*\s*"
+    r"(?P<old>[^，,。；;！？\s]{1,12}?)\s*[，,](?=[^。！？]*?(?:涨|降|改|换|调|变|提高|推迟|提前|定在|定为))")
+
+
+def old_value(correction: str) -> str | None:
+    """The old value a correction names beside the new one, or None.
+
+    >>> old_value("We raised the fee from 40 to 55 euros."), old_value("房租我之前说3200，现在涨到3500了。")
+    ('40', '3200')
+    >>> old_value("Gate B-12 → B-19."), old_value("The fee is 55 euros now.") is None
+    ('B-12', True)
+    """
+    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER):
+        found = rx.search(correction)
+        if found:
+            return found.group("old").strip()
+    return None
+
+
+def drop_old_value(correction: str) -> str:
+    """A correction without the part that names the old value ("from 40", "40 →", "我之前说40，").
+
+    >>> drop_old_value("We raised the fee from 40 to 55 euros.")
+    'We raised the fee to 55 euros.'
+    >>> drop_old_value("We replaced Ada Moss with Bo Lind as our editor.")
+    'We now have Bo Lind as our editor.'
+    >>> drop_old_value("学费我之前说3200，下学期起涨到3500了。")
+    '学费下学期起涨到3500了。'
+    """
+    correction = _REPLACED.sub(r"\g<subj> now have ", correction, count=1)
+    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER):
+        correction = rx.sub("", correction, count=1)
+    return correction
+
+
+def substitute_value(correction: str, line: str) -> str | None:
+    """``line`` with its one old value replaced by the correction's one new value of the same
+    type (an identifier of the same family, a date, a time or a number), or None when that is
+    not a single clear swap. It keeps the context of a line when the correction has none
+    ("The number on it is now K-20." for "My locker key is K-11").
+
+    >>> substitute_value("The number on it is now K-20.", "My locker key is K-11, top row")
+    'My locker key is K-20, top row'
+    >>> substitute_value("It is K-20 and 4 pm.", "Key K-11") is None
+    True
+    """
+    new, old = _spans(correction), _spans(line)
+    swaps = []
+    for kind in ("identifier", "date", "time", "number"):
+        fresh = {norm: raw for k, norm, raw in new if k == kind and norm not in {n for _, n, _ in old}}
+        stale = {norm: raw for k, norm, raw in old if k == kind and norm not in {n for _, n, _ in new}}
+        if fresh or stale:
+            swaps.append((kind, fresh, stale))
+    if len(swaps) != 1 or len(swaps[0][1]) != 1 or len(swaps[0][2]) != 1:
+        return None
+    kind, fresh, stale = swaps[0]
+    (new_norm, new_raw), (old_norm, old_raw) = next(iter(fresh.items())), next(iter(stale.items()))
+    if kind == "identifier" and new_norm.split(" ")[0] != old_norm.split(" ")[0]:
+        return None
+    return line.replace(old_raw, new_raw, 1)
+
+
+def _spans(text: str) -> list[tuple[str, str, str]]:
+    """``(kind, normalised, raw)`` of every value, with the masking of :func:`values_of`."""
+    text = unicodedata.normalize("NFKC", text)
+    out = []
+    for kind, rx in _VALUE_RX:
+        out.extend((kind, _normal(kind, m), m.group(0)) for m in rx.finditer(text))
+        text = rx.sub(lambda m: " " * len(m.group(0)), text)
+    return out
+
+
+def attributes_of(text: str) -> frozenset[str]:
+    """The attribute families a text speaks of.
+
+    >>> sorted(attributes_of("From June we're shutting at 21:00")), sorted(attributes_of("房租涨到六千了"))
+    (['close'], ['rent'])
+    """
+    text = unicodedata.normalize("NFKC", text)
+    found = {key for key, rx in _ATTRIBUTE_RX.items() if rx.search(text)}
+    found.update(key for key, rx in _ATTRIBUTE_ZH_RX.items() if rx.search(text))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=4096)
+def values_of(text: str) -> dict[str, frozenset[str]]:
+    """The values of a text by type, normalised (``9pm`` = ``21:00``, ``May 3`` = ``5-3``).
+
+    >>> v = values_of("Flight FI 615 on May 3 at 9pm, seat 14C, with Ana")
+    >>> sorted(v["identifier"]), sorted(v["date"]), sorted(v["time"]), sorted(v["name"])
+    (['fi 615'], ['5-3'], ['21:00'], ['ana'])
+    """
+    text = unicodedata.normalize("NFKC", text)
+    out: dict[str, set[str]] = {kind: set() for kind in ("date", "time", "weekday", "identifier", "number", "name")}
+    rest = text
+    for kind, rx in _VALUE_RX:
+        for match in rx.finditer(rest):
+            out[kind].add(_normal(kind, match))
+        rest = rx.sub(lambda m: " " * len(m.group(0)), rest)
+    for match in _NAME.finditer(rest):
+        before = rest[:match.start()]
+        if match.group(0).casefold() in _NOT_NAMES or (_OPENING.search(before) and not _TITLE.search(before)):
+            continue
+        out["name"].add(match.group(0).casefold())
+    return {kind: frozenset(values) for kind, values in out.items()}
+
+
+def identifier_families(text: str) -> dict[str, frozenset[str]]:
+    """Identifiers grouped by their letter prefix: ``{"fi": {"fi 615"}}``."""
+    families: dict[str, set[str]] = {}
+    for value in values_of(text)["identifier"]:
+        families.setdefault(value.split(" ")[0], set()).add(value)
+    return {family: frozenset(values) for family, values in families.items()}
+
+
+def same_slot(correction: str, line: str) -> bool:
+    """Whether a correction sets the same slot as a line with a new value: an identifier of the
+    same family that the line lacks (``FI 631`` for ``FI 615``), or a shared attribute and a
+    value of a type the line also has that the line lacks. Chinese texts that share an
+    attribute match without values ("改去青岛" sets the ``trip`` of "去厦门玩五天").
+
+    >>> same_slot("they rebooked me on FI 631", "- Icelandair FI 615 out of Boston")
+    True
+    >>> same_slot("The gym closes at 22:00 now", "- The pool closes on Sundays")
+    False
+    """
+    mine, theirs = identifier_families(correction), identifier_families(line)
+    if any(mine[family] - theirs[family] for family in mine.keys() & theirs.keys()):
+        return True
+    if not attributes_of(correction) & attributes_of(line):
+        return False
+    new, old = values_of(correction), values_of(line)
+    if any(new[kind] - old[kind] and old[kind] for kind in new if kind != "name"):
+        return True
+    if new["name"] - old["name"] and old["name"] and "role" in attributes_of(correction) & attributes_of(line):
+        return True  # "my supervisor is now Dr. Lee" for "my supervisor is Dr. Park"
+    return bool(_CJK.search(correction) and _CJK.search(line))
+
+
+def trim_correction(correction: str, replaced: str | None = None) -> str:
+    """A correction without the clauses that only restate the old value: a negated clause
+    (", not X", "，不是X") always; with the ``replaced`` line, also a clause whose values (or,
+    in Chinese, character pairs) come from that line and that holds no change, as long as what
+    is left still names the slot. The text is never rewritten otherwise.
+
+    >>> trim_correction("Flight LX 12 was cancelled and they put me on LX 18.", "- Flight LX 12 on Monday")
+    'They put me on LX 18.'
+    >>> trim_correction("周末太挤了，聚餐改到周五。", "- 聚餐定在周末")
+    '聚餐改到周五。'
+    """
+    text = drop_old_value(_NEGATED.sub("", correction)).strip()
+    if replaced is None:
+        return text
+    parts = _CLAUSE_SEP.split(text)  # clause, separator, clause, ...
+    clauses = parts[0::2]
+    drop = {i for i, clause in enumerate(clauses) if _restates(clause, replaced, text)}
+    if not drop or len(drop) == len(clauses):
+        return text
+    kept: list[str] = []
+    before_drop: str | None = None  # the separator before a run of dropped clauses
+    for i, clause in enumerate(clauses):
+        separator = parts[2 * i - 1] if i else ""
+        if i in drop:
+            before_drop = separator if before_drop is None else before_drop
+            continue
+        if before_drop is not None and _CONJUNCTION.match(separator):
+            separator = before_drop  # "A: B and C" without B is "A: C"
+        if kept:
+            kept.append(separator)
+        kept.append(clause)
+        before_drop = None
+    trimmed = "".join(kept).strip()
+    if not _still_about(trimmed, replaced):
+        return text
+    if trimmed[-1:] not in ".!?。！？" and text[-1:] in ".!?。！？":
+        trimmed += text[-1]
+    return trimmed[:1].upper() + trimmed[1:]
+
+
+def _restates(clause: str, line: str, whole: str) -> bool:
+    """Whether a clause only repeats the old value of ``line`` (and the correction gives a new one)."""
+    if _CHANGE.search(clause):
+        return False
+    mine, old, new = values_of(clause), values_of(line), values_of(whole)
+    for kind in mine:
+        if kind == "name" or not mine[kind]:
+            continue
+        if not mine[kind] <= old[kind] or not (new[kind] - old[kind]):
+            return False
+    if any(mine[kind] for kind in mine if kind != "name"):
+        return True
+    if _CJK.search(clause) and not re.search(r"\d", clause):
+        return bool(_pairs(clause) & _pairs(line))
+    return False
+
+
+def _still_about(text: str, line: str) -> bool:
+    return bool(
+        attributes_of(text) & attributes_of(line)
+        or identifier_families(text).keys() & identifier_families(line).keys()
+        or values_of(text)["name"] & values_of(line)["name"]
+        or _pairs(text) & _pairs(line)
+    )
+
+
+def _pairs(text: str) -> set[str]:
+    return {run[i:i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)}
+
+
+def _normal(kind: str, match: re.Match[str]) -> str:
+    raw = match.group(0)
+    groups = match.groups()
+    if kind == "date" and len(groups) == 3 and groups[0] and groups[0].isdigit() and len(groups[0]) == 4:
+        return f"{int(groups[1])}-{int(groups[2])}"
+    if kind == "date" and len(groups) == 2:
+        month, day = (groups[0], groups[1]) if not groups[0].isdigit() else (groups[1], groups[0])
+        if "月" in raw:
+            month, day = groups[0], groups[1]
+        number = int(month) if month.isdigit() else _MONTHS.index(month[:3].casefold()) + 1
+        return f"{number}-{int(day)}"
+    if kind == "time" and "点" in raw:
+        part, hour, half = groups
+        value = int(hour) if hour.isdigit() else _zh_number(hour)
+        if part in ("下午", "晚上") and value < 12:
+            value += 12
+        return f"{value}:{'30' if half else '00'}"
+    if kind == "time" and len(groups) == 3:
+        hour = int(groups[0]) % 12 + (12 if groups[2].casefold() == "p" else 0)
+        return f"{hour}:{groups[1] or '00'}"
+    if kind == "time":
+        return f"{int(groups[0])}:{groups[1]}"
+    if kind == "identifier":
+        return f"{groups[0].casefold()} {groups[1].casefold()}"
+    return raw.replace(",", "").casefold()
+
+
+def _zh_number(text: str) -> int:
+    if text == "十":
+        return 10
+    if text.startswith("十"):
+        return 10 + _ZH_DIGITS.get(text[1:], 0)
+    if "十" in text:
+        tens, _, units = text.partition("十")
+        return _ZH_DIGITS.get(tens, 0) * 10 + _ZH_DIGITS.get(units, 0)
+    return _ZH_DIGITS.get(text, 0)

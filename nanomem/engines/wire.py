@@ -1,0 +1,194 @@
+"""The OpenAI chat-completions wire format: request bodies and reply parsing, pure.
+
+What goes over the wire to ``POST {base_url}/chat/completions`` and how a reply (or an error
+reply) is read, tolerant of the servers people run (OpenAI, vLLM, Ollama, LM Studio,
+OpenRouter, llama.cpp). No I/O: :mod:`nanomem.engines.openai` sends and retries.
+
+    >>> body = build_request_body(ChatRequest(messages=({"role": "user", "content": "hi"},)),
+    ...                           model="qwen2.5:7b")
+    >>> body
+    {'model': 'qwen2.5:7b', 'messages': [{'role': 'user', 'content': 'hi'}]}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall, Usage
+from nanomem.errors import ProviderError
+
+#: Optional request fields an endpoint may refuse with a 400; dropped and remembered if so.
+REFUSABLE_FIELDS: tuple[str, ...] = ("tool_choice", "response_format", "temperature")
+#: Keys an OpenAI message may carry; session extras such as ``timestamp`` are stripped.
+MESSAGE_FIELDS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
+_FIELD_PATTERNS = {f: re.compile(f.replace("_", "[_ ]"), re.IGNORECASE) for f in REFUSABLE_FIELDS}
+
+
+def build_request_body(
+    request: ChatRequest, *, model: str, omit: Iterable[str] = frozenset()
+) -> dict[str, Any]:
+    """The JSON body for ``request``: ``None`` fields and the ``omit`` fields left out.
+
+    ``request.task`` is never sent. ``tool_choice`` is sent only together with tools.
+
+    >>> req = ChatRequest(messages=({"role": "user", "content": "x", "timestamp": "t"},),
+    ...                   tools=({"type": "function", "function": {"name": "f"}},),
+    ...                   tool_choice="required", temperature=0.0)
+    >>> sorted(build_request_body(req, model="m", omit={"tool_choice"}))
+    ['messages', 'model', 'temperature', 'tools']
+    """
+    body: dict[str, Any] = {"model": model, "messages": [_clean_message(m) for m in request.messages]}
+    if request.tools:
+        body["tools"] = [dict(tool) for tool in request.tools]
+        if request.tool_choice is not None:
+            body["tool_choice"] = request.tool_choice
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    response_format = getattr(request, "response_format", None)  # if ChatRequest ever grows it
+    if response_format is not None:
+        body["response_format"] = response_format
+    for name in omit:
+        body.pop(name, None)
+    return body
+
+
+def _clean_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    clean = {k: v for k, v in message.items() if k in MESSAGE_FIELDS}
+    if not clean.get("tool_calls"):
+        clean.pop("tool_calls", None)
+    if "content" not in clean:
+        clean["content"] = None if clean.get("tool_calls") else ""
+    return clean
+
+
+def parse_response(body: Any) -> ChatResponse:
+    """Turn a chat.completion JSON object into a :class:`ChatResponse`.
+
+    Tolerant of what real servers send: ``content`` null or a list of parts, no
+    ``tool_calls``, ``arguments`` as an object (Ollama) rather than a string, a missing call
+    id, the legacy ``function_call``, and no ``usage``.
+
+    >>> r = parse_response({"choices": [{"message": {"content": None, "tool_calls": [
+    ...     {"id": "c1", "function": {"name": "f", "arguments": {"a": 1}}}]},
+    ...     "finish_reason": "tool_calls"}]})
+    >>> r.tool_calls[0].arguments, r.usage
+    ('{"a": 1}', None)
+    """
+    if not isinstance(body, dict):
+        raise ProviderError(f"reply is a JSON {type(body).__name__}, not an object; check base_url")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        detail = error_text(body) or "no 'choices'"
+        raise ProviderError(f"reply carries no completion ({detail}); check the model and base_url")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    raw_calls = message.get("tool_calls") or []
+    if not raw_calls and isinstance(message.get("function_call"), dict):
+        raw_calls = [{"id": "call_0", "function": message["function_call"]}]
+    calls = tuple(_parse_call(i, raw) for i, raw in enumerate(raw_calls) if isinstance(raw, dict))
+    finish = choice.get("finish_reason")
+    return ChatResponse(
+        content=_parse_content(message.get("content")),
+        tool_calls=calls,
+        finish_reason=finish if isinstance(finish, str) else None,
+        usage=_parse_usage(body.get("usage")),
+    )
+
+
+def _parse_content(content: Any) -> str | None:
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        return "".join(p for p in parts if isinstance(p, str))
+    return str(content)
+
+
+def _parse_call(index: int, raw: dict[str, Any]) -> ToolCall:
+    fn = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+    arguments = fn.get("arguments")
+    if arguments is None:
+        arguments = "{}"
+    elif not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else f"call_{index}"
+    return ToolCall(id=call_id, name=str(fn.get("name") or ""), arguments=arguments)
+
+
+def _parse_usage(usage: Any) -> Usage | None:
+    if not isinstance(usage, dict):
+        return None
+    prompt = usage.get("prompt_tokens")
+    if not isinstance(prompt, int) or isinstance(prompt, bool):
+        return None
+    completion = usage.get("completion_tokens")
+    completion = completion if isinstance(completion, int) else 0
+    total = usage.get("total_tokens")
+    return Usage(prompt, completion, total if isinstance(total, int) else prompt + completion)
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float) -> float | None:
+    """Seconds to wait from ``Retry-After`` (seconds or HTTP date) or ``retry-after-ms``.
+
+    >>> parse_retry_after({"retry-after": "3"}, now=0.0)
+    3.0
+    >>> parse_retry_after({"retry-after": "Thu, 01 Jan 1970 00:00:10 GMT"}, now=4.0)
+    6.0
+    """
+    lowered = {k.lower(): v for k, v in headers.items()}
+    try:
+        if "retry-after-ms" in lowered:
+            return max(0.0, float(lowered["retry-after-ms"]) / 1000.0)
+        value = lowered.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - now)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def error_text(body: Any) -> str:
+    """The server's own error message from an OpenAI-style (or plain) error body."""
+    if isinstance(body, dict):
+        err = body.get("error", body.get("detail", body.get("message")))
+        if isinstance(err, dict):
+            return str(err.get("message") or json.dumps(err, ensure_ascii=False))
+        if err is not None:
+            return str(err)
+    return ""
+
+
+def refused_field(status: int, body: Any, sent: Mapping[str, Any]) -> str | None:
+    """The optional field a 400/422 reply refuses, if it names one that was sent.
+
+    Only the error's own message, ``param`` and ``loc`` are searched, never an echoed request.
+
+    >>> refused_field(400, {"error": {"message": '"auto" tool choice requires '
+    ...               '--enable-auto-tool-choice'}}, {"tool_choice": "auto"})
+    'tool_choice'
+    """
+    if status not in (400, 422):
+        return None
+    err = body.get("error") if isinstance(body, dict) else None
+    if isinstance(err, dict) and err.get("param") in REFUSABLE_FIELDS and err["param"] in sent:
+        return str(err["param"])
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if isinstance(detail, list):  # FastAPI/pydantic validation errors: loc + msg only
+        text = " ".join(
+            f"{d.get('loc')} {d.get('msg')}" for d in detail if isinstance(d, dict)
+        )
+    else:
+        text = error_text(body) if isinstance(body, dict) else str(body)
+    for name, pattern in _FIELD_PATTERNS.items():
+        if name in sent and pattern.search(text):
+            return name
+    return None

@@ -1,0 +1,1 @@
+"""The workspace on disk: paths, atomic writes and locks, the memory files, history, sessions."""

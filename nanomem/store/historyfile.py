@@ -1,0 +1,307 @@
+"""The ``history.jsonl`` file format and its seeking reader: pure-ish, no locks.
+
+One JSON object per line, cursors strictly increasing down the file::
+
+    {"cursor": 41, "timestamp": "2025-03-01 09:15", "content": "- [durable] ...", "kind": "summary"}
+
+:func:`parse_line` and :func:`render_line` are the line format (a malformed line is a
+:class:`LineProblem`, never an exception); :class:`LineReader` finds lines by byte offset, so
+``read_since`` binary-searches instead of scanning; :func:`list_segments` names the overflow
+segments ``history.overflow-<first>-<last>.jsonl``. Locks, cursors files and compaction policy
+live in :mod:`nanomem.store.history`.
+
+>>> parse_line(render_line(HistoryEntry(7, "2025-03-01 09:15", "hi")).decode()).content
+'hi'
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from nanomem.errors import HistoryError
+
+logger = logging.getLogger(__name__)
+
+_SCAN_WINDOW = 4096
+_TAIL_BLOCK = 8192
+_CURSOR_PREFIX = re.compile(rb'^\{\s*"cursor"\s*:\s*([1-9][0-9]{0,18})\s*[,}]')
+_SEGMENT = re.compile(r"^history\.overflow-([0-9]+)-([0-9]+)\.jsonl$")
+_PROBLEM_LABELS = {"invalid-json": "invalid JSON", "not-an-object": "JSON that is not an object",
+                   "bad-cursor": "a cursor that is not a positive integer",
+                   "bad-content": "a missing or non-string content"}
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One line of ``history.jsonl``."""
+
+    cursor: int
+    timestamp: str
+    content: str
+    session_key: str | None = None
+    kind: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """The line's JSON object: optional fields only when set."""
+        data = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content}
+        optional = {"session_key": self.session_key, "kind": self.kind}
+        return {**data, **{key: value for key, value in optional.items() if value is not None}}
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """Why a line is not an entry. ``kind`` is one of ``_PROBLEM_LABELS`` or ``blank``."""
+
+    kind: str
+    detail: str
+
+
+def parse_line(line: str) -> HistoryEntry | LineProblem:
+    """Parse one line; a malformed line becomes a :class:`LineProblem`, never an exception.
+
+    >>> parse_line('{"cursor": 3, "timestamp": "2025-01-01 10:00", "content": "hi"}').cursor
+    3
+    >>> parse_line('{"cursor": true, "content": "hi"}').kind
+    'bad-cursor'
+    """
+    if not line.strip():
+        return LineProblem("blank", "")
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        return LineProblem("invalid-json", f"{exc.__class__.__name__}: {exc}")
+    if not isinstance(data, dict):
+        return LineProblem("not-an-object", f"a JSON {type(data).__name__}")
+    cursor = data.get("cursor")
+    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 1:
+        return LineProblem("bad-cursor", f"cursor {cursor!r}")
+    content = data.get("content")
+    if not isinstance(content, str):
+        return LineProblem("bad-content", f"content {content!r:.40}")
+    text_or = {key: data[key] if isinstance(data.get(key), str) else None
+               for key in ("timestamp", "session_key", "kind")}
+    return HistoryEntry(cursor, text_or["timestamp"] or "", content,
+                        text_or["session_key"], text_or["kind"])
+
+
+def render_line(entry: HistoryEntry) -> bytes:
+    """One JSON line with its newline, UTF-8; lone surrogates are escaped, not lost.
+
+    >>> render_line(HistoryEntry(1, "2025-01-01 10:00", "é"))
+    b'{"cursor": 1, "timestamp": "2025-01-01 10:00", "content": "\\xc3\\xa9"}\\n'
+    """
+    data = entry.to_json()
+    try:
+        return (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(data, ensure_ascii=True) + "\n").encode("ascii")
+
+
+def cap_content(text: str, limit: int) -> str:
+    """Cut ``text`` to at most ``limit`` characters, ending with a visible marker.
+
+    >>> cap_content("abcdefghij" * 10, 40)
+    'abcdefghijabcdefg\\n… [truncated 83 chars]'
+    """
+    if len(text) <= limit:
+        return text
+    keep = limit
+    while True:
+        marker = f"\n… [truncated {len(text) - keep} chars]"
+        if keep + len(marker) <= limit:
+            return text[:keep] + marker
+        keep = limit - len(marker)
+
+
+def parse_line_bytes(raw: bytes) -> HistoryEntry | LineProblem:
+    """:func:`parse_line` for a line read as bytes (invalid UTF-8 is ``invalid-json``)."""
+    try:
+        return parse_line(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return LineProblem("invalid-json", f"not UTF-8 ({exc.reason})")
+
+
+class MalformedLines:
+    """Malformed lines met during one read; :meth:`emit` logs one warning per kind."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[int, Path, str, int]] = {}  # kind -> (count, file, detail, at)
+
+    def add(self, problem: LineProblem, path: Path, offset: int) -> None:
+        if problem.kind != "blank":
+            count, *first = self._seen.get(problem.kind, (0, path, problem.detail, offset))
+            self._seen[problem.kind] = (count + 1, *first)  # type: ignore[assignment]
+
+    def emit(self) -> None:
+        for kind, (count, path, detail, at) in sorted(self._seen.items()):
+            logger.warning("%s: skipped %d line(s) with %s (first at line %d: %s); repair or "
+                           "remove them", path.name, count, _PROBLEM_LABELS[kind],
+                           line_number(path, at), detail)
+
+
+def line_number(path: Path, offset: int) -> int:
+    """The 1-based line that starts at byte ``offset`` (counted only when a warning needs it)."""
+    newlines, remaining = 0, offset
+    try:
+        with path.open("rb") as handle:
+            while remaining > 0:
+                block = handle.read(min(remaining, 1 << 20))
+                if not block:
+                    break
+                newlines += block.count(b"\n")
+                remaining -= len(block)
+    except OSError:
+        return 0
+    return newlines + 1
+
+
+class LineReader:
+    """Line access by byte offset on a file opened in binary mode."""
+
+    def __init__(self, handle: BinaryIO, path: Path, problems: MalformedLines) -> None:
+        self.handle, self.path, self.problems = handle, path, problems
+        self.size = os.fstat(handle.fileno()).st_size
+
+    def next_start(self, pos: int) -> int:
+        """Offset of the first line that starts at or after ``pos``."""
+        if pos <= 0:
+            return 0
+        self.handle.seek(pos - 1)
+        rest = self.handle.readline()
+        return pos - 1 + len(rest) if rest.endswith(b"\n") else self.size
+
+    def iter_from(self, start: int, stop: int | None = None) -> Iterator[tuple[int, int, bytes]]:
+        """Yield ``(start, next_start, line)`` from ``start`` (a line start) until ``stop``/EOF."""
+        self.handle.seek(start)
+        position = start
+        while (stop is None or position < stop) and (raw := self.handle.readline()):
+            yield position, position + len(raw), raw
+            position += len(raw)
+
+    def entry(self, raw: bytes, offset: int, *, quick: bool = False) -> HistoryEntry | LineProblem:
+        """Parse a line; ``quick`` reads just the cursor prefix when it can (search probes)."""
+        if quick:
+            match = _CURSOR_PREFIX.match(raw)
+            if match:
+                return HistoryEntry(int(match.group(1)), "", "")
+        result = parse_line_bytes(raw.rstrip(b"\r\n"))
+        if isinstance(result, LineProblem):
+            if raw.endswith(b"\n") or result.kind == "blank":
+                self.problems.add(result, self.path, offset)
+            else:  # unterminated last line: an append in progress or a torn write
+                logger.debug("%s: unterminated last line at %d", self.path.name, offset)
+        return result
+
+    def first_entry(self, start: int, stop: int | None) -> tuple[int, int, HistoryEntry] | None:
+        for line_start, next_start, raw in self.iter_from(start, stop):
+            result = self.entry(raw, line_start, quick=True)
+            if isinstance(result, HistoryEntry):
+                return line_start, next_start, result
+        return None
+
+    def seek_after(self, cursor: int) -> int:
+        """A line start before which every entry has a cursor ``<= cursor`` (binary search)."""
+        lo, hi, probe_hi = 0, self.size, self.size
+        while probe_hi - lo > _SCAN_WINDOW:
+            mid = (lo + probe_hi) // 2
+            start = self.next_start(mid)
+            if start >= hi:
+                probe_hi = mid
+                continue
+            found = self.first_entry(start, hi)
+            if found is None or found[2].cursor > cursor:
+                hi = probe_hi = start
+            else:
+                lo = found[1]
+        return lo
+
+    def read_since(self, cursor: int, limit: int | None) -> list[HistoryEntry]:
+        out: list[HistoryEntry] = []
+        for line_start, _, raw in self.iter_from(self.seek_after(cursor)):
+            quick = _CURSOR_PREFIX.match(raw)
+            if quick and int(quick.group(1)) <= cursor:
+                continue
+            result = self.entry(raw, line_start)
+            if not isinstance(result, HistoryEntry) or result.cursor <= cursor:
+                continue
+            if limit is not None and len(out) >= limit and result.cursor != out[-1].cursor:
+                break
+            out.append(result)
+        out.sort(key=lambda e: e.cursor)
+        return out
+
+    def last_cursor(self) -> int:
+        """Cursor of the last valid line, reading backwards from the end in blocks."""
+        end, carry = self.size, b""
+        while end > 0:
+            begin = max(0, end - _TAIL_BLOCK)
+            self.handle.seek(begin)
+            block = self.handle.read(end - begin) + carry
+            lines = block.split(b"\n")
+            carry = lines[0] if begin > 0 else b""
+            for raw in reversed(lines if begin == 0 else lines[1:]):
+                result = self.entry(raw, -1, quick=True)
+                if isinstance(result, HistoryEntry):
+                    return result.cursor
+            end = begin
+        return 0
+
+
+
+def open_log(path: Path) -> BinaryIO | None:
+    """``path`` opened for binary reading, or ``None`` when it does not exist."""
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HistoryError(f"{path}: cannot read ({exc.strerror}); check permissions") from exc
+
+
+
+def read_into(out: list[HistoryEntry], handle: BinaryIO | None, path: Path, floor: int,
+               limit: int | None, problems: MalformedLines) -> int:
+    """Extend ``out`` with ``path``'s entries above ``floor``; return the new floor."""
+    if handle is None:
+        return floor
+    with handle:
+        left = None if limit is None else limit - len(out)
+        if left == 0:
+            return floor
+        out.extend(LineReader(handle, path, problems).read_since(floor, left))
+    return max(floor, out[-1].cursor) if out else floor
+
+
+def read_tail_cursor(path: Path) -> int:
+    """Cursor of the last valid line of ``path`` (0 when missing or without entries)."""
+    handle = open_log(path)
+    if handle is None:
+        return 0
+    with handle:
+        return LineReader(handle, path, MalformedLines()).last_cursor()
+
+
+def segment_name(first: int, last: int) -> str:
+    """The file name of an overflow segment holding cursors ``first`` to ``last``.
+
+    >>> segment_name(3, 9)
+    'history.overflow-3-9.jsonl'
+    """
+    return f"history.overflow-{first}-{last}.jsonl"
+
+
+def list_segments(directory: Path) -> list[tuple[int, int, Path]]:
+    """``(first, last, path)`` of each overflow segment in ``directory``, oldest first."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    matches = [m for m in map(_SEGMENT.match, names) if m]
+    return sorted((int(m[1]), int(m[2]), directory / m[0]) for m in matches)

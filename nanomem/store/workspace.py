@@ -1,0 +1,154 @@
+"""Every file name and path of a workspace, and ``init`` from the template.
+
+A workspace is a plain directory (DESIGN §1)::
+
+    SOUL.md, USER.md, memory/MEMORY.md       the Dream-managed memory files
+    memory/history.jsonl                     the append-only archive
+    memory/.cursor, memory/.dream_cursor     the write cursor and the dream cursor
+    sessions/<key>.jsonl                     optional session store
+    prompts/dream.md                         optional Dream instructions
+    nanomem.toml                             optional configuration
+
+>>> ws = Workspace(Path("/tmp/w"))
+>>> ws.history.relative_to(ws.root).as_posix()
+'memory/history.jsonl'
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from nanomem.errors import WorkspaceError
+
+# The memory files Dream may edit, relative to the workspace root, in prompt order.
+MEMORY_FILES: tuple[str, ...] = ("SOUL.md", "USER.md", "memory/MEMORY.md")
+
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def template_dir() -> Path:
+    """The workspace template: packaged copy in a wheel, ``workspace_template/`` in a checkout."""
+    for candidate in (_PACKAGE_DIR / "_template", _PACKAGE_DIR.parent / "workspace_template"):
+        if candidate.is_dir():
+            return candidate
+    raise WorkspaceError("workspace template not found; reinstall nanomem (pip install -e .)")
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Paths of one workspace. Holds no state besides ``root``."""
+
+    root: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root).expanduser().absolute())
+
+    def path(self, rel: str) -> Path:
+        """Absolute path of a workspace-relative POSIX path such as ``memory/MEMORY.md``."""
+        return self.root.joinpath(*rel.split("/"))
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / "memory"
+
+    @property
+    def soul(self) -> Path:
+        return self.root / "SOUL.md"
+
+    @property
+    def user(self) -> Path:
+        return self.root / "USER.md"
+
+    @property
+    def memory_md(self) -> Path:
+        return self.memory_dir / "MEMORY.md"
+
+    @property
+    def history(self) -> Path:
+        return self.memory_dir / "history.jsonl"
+
+    @property
+    def cursor(self) -> Path:
+        return self.memory_dir / ".cursor"
+
+    @property
+    def dream_cursor(self) -> Path:
+        return self.memory_dir / ".dream_cursor"
+
+    @property
+    def legacy_history(self) -> Path:
+        return self.memory_dir / "HISTORY.md"
+
+    @property
+    def audit(self) -> Path:
+        """Full record of refused Dream tool calls (one JSON object per line)."""
+        return self.memory_dir / "dream-audit.jsonl"
+
+    @property
+    def history_lock(self) -> Path:
+        """Lock shared by appends, cursor writes and compaction."""
+        return self.memory_dir / ".history.lock"
+
+    @property
+    def dream_lock(self) -> Path:
+        """Single-flight lock of Dream runs (and restores)."""
+        return self.memory_dir / ".dream.lock"
+
+    @property
+    def provider_notes(self) -> Path:
+        """Endpoint quirks remembered by the provider (e.g. ``tool_choice`` refused)."""
+        return self.memory_dir / ".provider_notes.json"
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def prompts_dir(self) -> Path:
+        return self.root / "prompts"
+
+    @property
+    def dream_prompt(self) -> Path:
+        return self.prompts_dir / "dream.md"
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "nanomem.toml"
+
+    def memory_paths(self) -> dict[str, Path]:
+        """``{"SOUL.md": Path, "USER.md": Path, "memory/MEMORY.md": Path}``."""
+        return {rel: self.path(rel) for rel in MEMORY_FILES}
+
+
+def init_workspace(root: Path) -> list[str]:
+    """Copy the template into ``root`` without overwriting anything; return what was created.
+
+    Idempotent: a second call creates nothing and returns ``[]``.
+    """
+    root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise WorkspaceError(f"{root}: exists and is not a directory; choose another path")
+    source = template_dir()
+    created: list[str] = []
+    for item in sorted(source.rglob("*")):
+        rel = item.relative_to(source)
+        target = root / rel
+        if item.is_dir():
+            if not target.exists():
+                target.mkdir(parents=True)
+                created.append(rel.as_posix() + "/")
+            continue
+        if item.name == ".keep":
+            continue
+        if target.exists() or target.is_symlink():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(item, target)
+        created.append(rel.as_posix())
+    for directory in ("memory", "sessions", "prompts"):
+        if not (root / directory).exists():
+            (root / directory).mkdir(parents=True)
+            created.append(directory + "/")
+    return created

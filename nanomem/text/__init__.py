@@ -1,0 +1,1 @@
+"""Pure text functions: tokens, redaction, text units, the prompt block."""

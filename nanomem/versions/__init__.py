@@ -1,0 +1,1 @@
+"""The memory repository: the only importer of dulwich."""

@@ -1,0 +1,544 @@
+"""The memory repository: every change to the memory files is a real git commit (dulwich).
+
+This is the ONLY module that imports dulwich. It tracks exactly ``SOUL.md``, ``USER.md`` and
+``memory/MEMORY.md``; cursors and the Dream audit are never tracked (the dream cursor lives in
+the ``Dream-Cursor:`` trailer of each ``dream:`` commit).
+
+Where the git dir lives (DESIGN §5):
+
+* ``<ws>/.nanomem.git`` when it exists, or when the workspace sits inside another repository,
+  worktree or submodule (a ``.git`` file or directory in a parent, or a ``.git`` at the root that
+  is not a memory repository). The outer repository is never touched.
+* ``<ws>/.git`` otherwise, with a whitelist ``.gitignore`` merged into any existing one.
+
+Commits are built from the tracked files only (blob, tree and commit objects written straight
+into the object store), so their cost follows the memory files, never the workspace::
+
+    store = GitStore.open(ws, cfg)              # finds or creates, makes the ``init:`` commit
+    info = store.commit("dream: 2 facts", body, {"Dream-Cursor": 42, "Batch": "30-42"})
+    store.show(info.sha[:7]).files              # ['USER.md']
+    store.restore(info.sha[:7]).status          # 'restored'
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import logging
+import os
+import re
+import stat
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dulwich.errors import ChecksumMismatch, NotGitRepository, ObjectFormatException
+from dulwich.index import index_entry_from_stat
+from dulwich.objects import Blob, Commit, Tree
+from dulwich.repo import Repo
+
+from nanomem.versions import location as gitdir
+from nanomem.versions.ancestry import AncestryCache
+from nanomem.config import Config
+from nanomem.versions.commits import (
+    CommitInfo,
+    RestoreResult,
+    commit_kind,
+    render_file_diff,
+    render_message,
+    split_message,
+    summarize_files,
+)
+from nanomem.errors import GitStoreError, ShaError
+from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.versions.location import SEPARATE_GIT_DIR, merge_whitelist
+from nanomem.store.memfiles import read_memory_files, redact_memory_files, write_memory_files
+from nanomem.store.workspace import MEMORY_FILES, Workspace
+
+__all__ = [
+    "SEPARATE_GIT_DIR",
+    "CommitInfo",
+    "GitStore",
+    "RestoreResult",
+    "locate_git_dir",
+]
+
+log = logging.getLogger(__name__)
+
+ANCESTRY_CACHE = "nanomem-ancestry"
+FILE_MODE = 0o100644
+_HEX = re.compile(r"^[0-9a-f]{4,40}$")
+
+
+_T = TypeVar("_T")
+
+
+def _translated(method: Callable[..., _T]) -> Callable[..., _T]:
+    """Turn dulwich and OS failures inside ``method`` into one :class:`GitStoreError`."""
+
+    @functools.wraps(method)
+    def wrapper(self: "GitStore", *args: Any, **kwargs: Any) -> _T:
+        try:
+            return method(self, *args, **kwargs)
+        except GitStoreError:
+            raise
+        except (OSError, KeyError, ObjectFormatException, ChecksumMismatch) as exc:
+            raise GitStoreError(
+                f"{self.git_dir}: {method.__name__} failed ({type(exc).__name__}: {exc}); "
+                f"check the repository with `git --git-dir={self.git_dir} fsck`"
+            ) from exc
+
+    return wrapper
+
+
+def locate_git_dir(root: Path) -> tuple[Path, bool]:
+    """``(git_dir, separate)`` of the workspace at ``root``; see :mod:`nanomem.versions.location`."""
+    return gitdir.locate_git_dir(Path(root), head_entries=_head_entries)
+
+
+def _head_entries(root: Path) -> set[str] | None:
+    """Top-level names of HEAD's tree in ``root/.git`` (None without commits)."""
+    try:
+        repo = Repo(str(root))
+    except NotGitRepository:
+        return set()
+    try:
+        head = _head_of(repo)
+        if head is None:
+            return None
+        tree = repo[repo[head.encode()].tree]
+        return {entry.path.decode("utf-8", "replace") for entry in tree.items()}
+    finally:
+        repo.close()
+
+
+def _head_of(repo: Repo) -> str | None:
+    try:
+        sha = repo.refs[b"HEAD"]
+    except KeyError:
+        return None
+    text = sha.decode("ascii", "replace")
+    if not re.fullmatch(r"[0-9a-f]{40}", text):
+        raise GitStoreError(
+            f"{repo.controldir()}: HEAD points to {text[:60]!r}, which is not a commit id; repair "
+            f"the branch file (`git --git-dir={repo.controldir()} fsck` shows the damage)"
+        )
+    return text
+
+
+class GitStore:
+    """The memory repository of one workspace. Build it with :meth:`GitStore.open`."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        repo: Repo,
+        git_dir: Path,
+        *,
+        separate: bool,
+        config: Config,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.workspace = workspace
+        self.repo = repo
+        self.git_dir = git_dir
+        self.separate = separate
+        self.config = config
+        self._clock = clock
+        self._lock = FileLock(git_dir / "nanomem.lock")
+        self._ancestry = AncestryCache(git_dir / ANCESTRY_CACHE)
+
+    @classmethod
+    def open(
+        cls,
+        workspace: Workspace | Path | str,
+        config: Config | None = None,
+        *,
+        create: bool = True,
+        clock: Callable[[], datetime] | None = None,
+    ) -> "GitStore":
+        """Find the memory repository of ``workspace`` or create it with an ``init:`` commit.
+
+        >>> store = GitStore.open(Path("ws"))  # doctest: +SKIP
+        >>> store.log(1)[0].subject            # doctest: +SKIP
+        'init: memory repository'
+        """
+        ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
+        config = config or Config()
+        clock = clock or (lambda: datetime.now(timezone.utc).astimezone())
+        git_dir, separate = locate_git_dir(ws.root)
+        exists = git_dir.is_dir()
+        if not exists and not create:
+            raise GitStoreError(
+                f"{ws.root}: no memory repository; run `nanomem init` to create one"
+            )
+        try:
+            if exists:
+                repo = Repo(str(git_dir)) if separate else Repo(str(ws.root))
+            elif separate:
+                repo = Repo.init_bare(str(git_dir), mkdir=True, default_branch=b"main")
+            else:
+                repo = Repo.init(str(ws.root), default_branch=b"main")
+        except (OSError, NotGitRepository, ValueError) as exc:
+            raise GitStoreError(
+                f"{git_dir}: cannot open or create the memory repository ({exc}); "
+                "check permissions or move the broken directory away"
+            ) from exc
+        store = cls(ws, repo, git_dir, separate=separate, config=config, clock=clock)
+        if not exists:
+            store._prepare_ignores()
+        if store.head() is None:
+            store.init()
+        return store
+
+    def _prepare_ignores(self) -> None:
+        if self.separate:
+            # Hide the git dir from an enclosing repository without touching its .gitignore.
+            atomic_write(self.git_dir / ".gitignore", "*\n")
+        else:
+            ignore = self.workspace.root / ".gitignore"
+            old = ignore.read_text("utf-8") if ignore.is_file() else ""
+            new = merge_whitelist(old)
+            if new != old:
+                atomic_write(ignore, new)
+
+    def init(self) -> CommitInfo | None:
+        """Make the ``init:`` commit of the memory files that exist; None if nothing to commit."""
+        return self.commit("init: memory repository")
+
+    def close(self) -> None:
+        self.repo.close()
+
+    def _head_commit(self) -> Commit | None:
+        head = self.head()
+        return None if head is None else self._commit(head)
+
+    def _commit(self, sha: str) -> Commit:
+        obj = self.repo.object_store[sha.encode("ascii")]
+        if not isinstance(obj, Commit):
+            raise ShaError(f"{sha[:7]} is a {obj.type_name.decode()}, not a commit")
+        return obj
+
+    def _subject(self, sha: str) -> str:
+        message = self._commit(sha).message.decode("utf-8", "replace")
+        return message.split("\n", 1)[0]
+
+    def _tree_files(self, tree_id: bytes | None, *, refuse_links: bool = False) -> dict[str, bytes]:
+        """Bytes of each memory file in a tree (absent files left out)."""
+        if tree_id is None:
+            return {}
+        blobs = self._tree_blobs(tree_id, refuse_links=refuse_links)
+        return {rel: self.repo.object_store[blob].data for rel, blob in blobs.items()}
+
+    def _tree_blobs(self, tree_id: bytes, *, refuse_links: bool = False) -> dict[str, bytes]:
+        """Blob id of each memory file in a tree. A symlink entry (made by real git) counts as
+        absent, or is refused with ``refuse_links``: its blob is a link path, never content."""
+        store = self.repo.object_store
+        blobs: dict[str, bytes] = {}
+        for rel in MEMORY_FILES:
+            try:
+                mode, sha = _lookup(store, tree_id, rel)
+            except KeyError:
+                continue
+            if stat.S_ISLNK(mode) and refuse_links:
+                raise GitStoreError(
+                    f"{rel}: stored as a symlink in tree {tree_id.decode()[:7]}; nanomem never "
+                    "writes a link path into a file. Restore this file by hand with git"
+                )
+            if stat.S_ISREG(mode):
+                blobs[rel] = sha
+        return blobs
+
+    def head(self) -> str | None:
+        """The full sha of HEAD, or None before the first commit."""
+        return _head_of(self.repo)
+
+    @_translated
+    def dirty_files(self) -> list[str]:
+        """Memory files whose bytes differ from HEAD (edited, created or deleted)."""
+        head = self._head_commit()
+        committed = self._tree_blobs(head.tree) if head else {}
+        current = {rel: Blob.from_string(data).id for rel, data in read_memory_files(self.workspace).items()}
+        return sorted(rel for rel in MEMORY_FILES if committed.get(rel) != current.get(rel))
+
+    @_translated
+    def commit(
+        self, subject: str, body: str = "", trailers: Mapping[str, object] | None = None
+    ) -> CommitInfo | None:
+        """Commit the memory files as they are on disk; None when nothing changed since HEAD.
+
+        ``trailers`` become a git trailer block, e.g. ``{"Dream-Cursor": 42, "Batch": "30-42"}``.
+        """
+        message = render_message(subject, body, trailers)
+        with self._lock:
+            files = redact_memory_files(self.workspace, read_memory_files(self.workspace))
+            sha = self._commit_files(files, message)
+        return None if sha is None else self.show(sha)
+
+    @_translated
+    def commit_manual_if_dirty(self) -> CommitInfo | None:
+        """Commit hand edits of the memory files as ``manual: <files>``; None when clean."""
+        dirty = self.dirty_files()
+        if not dirty:
+            return None
+        return self.commit(f"manual: {summarize_files(dirty)}")
+
+    def _commit_files(self, files: Mapping[str, bytes], message: str) -> str | None:
+        store = self.repo.object_store
+        head = self._head_commit()
+        tree_id = self._build_tree(head.tree if head else None, files)
+        if head is not None and tree_id == head.tree:
+            return None
+        if head is None and not files:
+            return None
+        commit = Commit()
+        commit.tree = tree_id
+        commit.parents = [head.id] if head else []
+        ident = f"{self.config.author_name} <{self.config.author_email}>".encode()
+        commit.author = commit.committer = ident
+        now = self._clock()
+        offset = int((now.utcoffset() or timedelta(0)).total_seconds())
+        commit.author_time = commit.commit_time = int(now.timestamp())
+        commit.author_timezone = commit.commit_timezone = offset
+        commit.message = message.encode("utf-8")
+        store.add_object(commit)
+        old = head.id if head else None
+        if not self.repo.refs.set_if_equals(b"HEAD", old, commit.id):
+            raise GitStoreError(
+                f"{self.git_dir}: HEAD moved while committing; retry the command"
+            )
+        self._ancestry.record(
+            bytes.fromhex(old.decode()) if old else None, bytes.fromhex(commit.id.decode())
+        )
+        if not self.separate:
+            self._update_index(files)
+        log.info("committed %s %s", commit.id.decode()[:7], message.splitlines()[0])
+        return commit.id.decode("ascii")
+
+    def _build_tree(self, base_tree: bytes | None, files: Mapping[str, bytes]) -> bytes:
+        """Root tree = HEAD's tree with the memory entries replaced (other entries kept)."""
+        store = self.repo.object_store
+        root = Tree() if base_tree is None else _copy_tree(store[base_tree])
+        mem_entry = root[b"memory"] if b"memory" in root else None
+        memory = (
+            _copy_tree(store[mem_entry[1]])
+            if mem_entry and stat.S_ISDIR(mem_entry[0])
+            else Tree()
+        )
+        for rel in MEMORY_FILES:
+            parent, name = (memory, rel.split("/")[1]) if "/" in rel else (root, rel)
+            key = name.encode()
+            if rel in files:
+                blob = Blob.from_string(files[rel])
+                store.add_object(blob)
+                parent[key] = (FILE_MODE, blob.id)
+            elif key in parent:
+                del parent[key]
+        if len(memory):
+            store.add_object(memory)
+            root[b"memory"] = (stat.S_IFDIR, memory.id)
+        elif b"memory" in root:
+            del root[b"memory"]
+        store.add_object(root)
+        return root.id
+
+    def _update_index(self, files: Mapping[str, bytes]) -> None:
+        """Keep ``git status`` clean in a ``.git`` repository for the files just committed."""
+        try:
+            index = self.repo.open_index()
+            for rel in MEMORY_FILES:
+                key = rel.encode()
+                path = self.workspace.path(rel)
+                if rel in files:
+                    st = os.stat(path)
+                    blob_id = Blob.from_string(files[rel]).id
+                    index[key] = index_entry_from_stat(st, blob_id, FILE_MODE)
+                elif key in index:
+                    del index[key]
+            index.write()
+        except OSError as exc:
+            log.warning(
+                "%s: index not updated (%s); `git status` may list memory files", self.git_dir, exc
+            )
+
+    @_translated
+    def resolve(self, prefix: str) -> str:
+        """Full sha of the commit whose sha starts with ``prefix`` (4-40 hex, any case).
+
+        Scans the object store by prefix (loose dirs + pack index bisection); never walks history.
+        Raises :class:`ShaError` for bad, unknown or ambiguous prefixes.
+        """
+        text = prefix.strip().lower()
+        if not _HEX.match(text):
+            raise ShaError(
+                f"'{prefix}' is not a commit sha; give 4 to 40 hex digits "
+                "(run `nanomem log` to list versions)"
+            )
+        store = self.repo.object_store
+        found: list[str] = []
+        for sha in store.iter_prefix(text.encode("ascii")):
+            if store[sha].type_name == b"commit":
+                found.append(sha.decode("ascii"))
+        if not found:
+            raise ShaError(
+                f"no commit {text} in the memory history at {self.git_dir}; "
+                "run `nanomem log` to list versions"
+            )
+        if len(found) > 1:
+            found.sort()
+            described = ", ".join(f"{s[:10]} ({self._subject(s)})" for s in found)
+            raise ShaError(
+                f"sha {text} is ambiguous: {described}; give more digits",
+                candidates=tuple(found),
+            )
+        return found[0]
+
+    @_translated
+    def show(self, sha: str) -> CommitInfo:
+        """The commit at ``sha`` (any unique prefix): files changed against the first parent."""
+        full = self.resolve(sha)
+        commit = self._commit(full)
+        parent_tree = self._commit(commit.parents[0].decode()).tree if commit.parents else None
+        old, new = self._tree_files(parent_tree), self._tree_files(commit.tree)
+        files = tuple(rel for rel in MEMORY_FILES if old.get(rel) != new.get(rel))
+        diff = "".join(render_file_diff(rel, old.get(rel), new.get(rel)) for rel in files)
+        subject, body, trailers = split_message(commit.message.decode("utf-8", "replace"))
+        tz = timezone(timedelta(seconds=commit.commit_timezone))
+        when = datetime.fromtimestamp(commit.commit_time, tz).isoformat()
+        return CommitInfo(
+            sha=full,
+            subject=subject,
+            body=body,
+            time=when,
+            files=files,
+            diff=diff,
+            trailers=trailers,
+            parents=tuple(p.decode("ascii") for p in commit.parents),
+        )
+
+    @_translated
+    def log(self, limit: int = 20) -> list[CommitInfo]:
+        """The newest ``limit`` commits reachable from HEAD (merges included), newest first."""
+        head = self.head()
+        if head is None or limit <= 0:
+            return []
+        # Newest commit time first, as `git log` does; reads only about ``limit`` commits.
+        first = self._commit(head)
+        queue = [(-first.commit_time, 0, first)]
+        seen = {first.id}
+        found: list[str] = []
+        order = 1
+        while queue and len(found) < limit:
+            commit = heapq.heappop(queue)[2]
+            found.append(commit.id.decode("ascii"))
+            for parent_id in commit.parents:
+                if parent_id not in seen:
+                    seen.add(parent_id)
+                    parent = self._commit(parent_id.decode("ascii"))
+                    heapq.heappush(queue, (-parent.commit_time, order, parent))
+                    order += 1
+        return [self.show(sha) for sha in found]
+
+    def _first_parent_chain(self) -> Iterator[Commit]:
+        head = self._head_commit()
+        while head is not None:
+            yield head
+            head = self._commit(head.parents[0].decode()) if head.parents else None
+
+    @_translated
+    def latest(self, kind: str | None = "dream") -> CommitInfo | None:
+        """The newest commit of ``kind`` on the first-parent line (any kind when None)."""
+        for commit in self._first_parent_chain():
+            subject = commit.message.decode("utf-8", "replace").split("\n", 1)[0]
+            if kind is None or commit_kind(subject) == kind:
+                return self.show(commit.id.decode("ascii"))
+        return None
+
+    @_translated
+    def last_dream_cursor(self) -> int | None:
+        """The ``Dream-Cursor:`` trailer of the newest ``dream:`` commit, or None."""
+        for commit in self._first_parent_chain():
+            subject, _, trailers = split_message(commit.message.decode("utf-8", "replace"))
+            if commit_kind(subject) == "dream" and "Dream-Cursor" in trailers:
+                try:
+                    return int(trailers["Dream-Cursor"])
+                except ValueError:
+                    log.warning("commit %s: bad Dream-Cursor trailer", commit.id.decode()[:7])
+        return None
+
+    @_translated
+    def restore(self, sha: str) -> RestoreResult:
+        """Put the memory files back as they were just before commit ``sha``; commit ``restore:``.
+
+        Hand edits are committed first (``manual:``). The dream cursor is not touched.
+        Returns status ``restored`` with the new commit, or ``already`` when nothing differs.
+        """
+        full = self.resolve(sha)
+        target = self.show(full)
+        if not target.parents:
+            raise GitStoreError(
+                f"{target.short} ({target.subject}) is the first commit of the memory history; "
+                "there is no earlier state to restore"
+            )
+        if not target.files:
+            raise GitStoreError(
+                f"{target.short} ({target.subject}) changed no memory file; nothing to restore"
+            )
+        if not self._reachable(full):
+            raise GitStoreError(
+                f"{target.short} ({target.subject}) is not part of the current memory history "
+                f"(not reachable from HEAD); run `nanomem log` to list versions"
+            )
+        manual = self.commit_manual_if_dirty()
+        wanted = self._tree_files(self._commit(target.parents[0]).tree, refuse_links=True)
+        with self._lock:
+            current = read_memory_files(self.workspace)
+            changed = [rel for rel in MEMORY_FILES if current.get(rel) != wanted.get(rel)]
+            if not changed:
+                return RestoreResult("already", full, (), None, manual)
+            write_memory_files(self.workspace, wanted, changed)
+            about = target.subject if len(target.subject) <= 60 else target.subject[:59] + "…"
+            message = render_message(
+                f'restore: to {full[:7]} (before "{about}")',
+                f"Restored {summarize_files(changed)} to their state before {full}.",
+            )
+            new_sha = self._commit_files(read_memory_files(self.workspace), message)
+        info = self.show(new_sha) if new_sha else None
+        return RestoreResult("restored", full, tuple(changed), info, manual)
+
+    def _reachable(self, sha: str) -> bool:
+        """Whether ``sha`` is HEAD or an ancestor of it (through merges); cached on disk."""
+        head = self.head()
+        if head is None:
+            return False
+        return self._ancestry.contains(bytes.fromhex(head), bytes.fromhex(sha), self._parents_of)
+
+    def _parents_of(self, raw: bytes) -> list[bytes]:
+        """Parent ids of a commit, read from its raw header (no full parse)."""
+        _, data = self.repo.object_store.get_raw(raw.hex().encode("ascii"))
+        parents = []
+        pos = data.index(b"\n") + 1  # after the tree line
+        while data.startswith(b"parent ", pos):
+            parents.append(bytes.fromhex(data[pos + 7 : pos + 47].decode("ascii")))
+            pos += 48
+        return parents
+
+
+def _copy_tree(tree: Tree) -> Tree:
+    copy = Tree()
+    for entry in tree.items():
+        copy[entry.path] = (entry.mode, entry.sha)
+    return copy
+
+
+def _lookup(store, tree_id: bytes, rel: str) -> tuple[int, bytes]:
+    """(mode, sha) of ``rel`` inside a tree; KeyError when absent."""
+    current = tree_id
+    mode = stat.S_IFDIR
+    for part in rel.split("/"):
+        if not stat.S_ISDIR(mode):
+            raise KeyError(rel)
+        tree = store[current]
+        mode, current = tree[part.encode()]
+    return mode, current
