@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from nanomem import __version__, commands
+from nanomem import __version__, commands, replies
 from nanomem.config import PROVIDERS, load_config
 from nanomem.errors import CommandError, NanomemError
 from nanomem.versions.gitstore import GitStore, locate_git_dir
@@ -218,15 +218,7 @@ def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         git_dir = store.git_dir
     finally:
         store.close()
-    if created:
-        print(f"Created {len(created)} item(s) in {root}: {', '.join(created)}", file=out)
-    else:
-        print(f"{root} already holds a workspace; nothing copied", file=out)
-    state = "found" if existed else "created"
-    print(f"Memory repository {state} at {git_dir} (HEAD {commands.short(head) or 'none'})",
-          file=out)
-    if not existed:
-        print(f"Next: nanomem -w {root} status", file=out)
+    print(replies.render_init(root, created, existed, git_dir, head), file=out)
     return 0
 
 
@@ -236,26 +228,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(status, out)
         return 0
-    print(f"workspace     {status['workspace']}", file=out)
-    print(f"cursor        {status['cursor']}", file=out)
-    print(f"dream cursor  {status['dream_cursor']}  ({status['pending']} pending)", file=out)
-    print(f"git dir       {status['git_dir'] or 'none (run nanomem init)'}", file=out)
-    print(f"HEAD          {status['head'] or 'none'}", file=out)
-    model = f" ({status['model']} at {status['base_url']})" if status["model"] else ""
-    print(f"provider      {status['provider']}{model}", file=out)
-    for rel, size in status["files"].items():
-        flag = "" if size["exists"] else "  (missing)"
-        over = "  OVER CAP" if size["chars"] > size["cap"] else ""
-        print(f"  {rel:<18}{size['chars']:>7,} / {size['cap']:,} chars{flag}{over}", file=out)
-    if status["uncommitted"]:
-        print(f"uncommitted   {', '.join(status['uncommitted'])} (hand edits; the next Dream, "
-              "restore or watch commits them as manual:)", file=out)
-    last = status["last_dream"]
-    if last:
-        print(f"last dream    {commands.short(last['sha'])} {last['time']} {last['subject']}",
-              file=out)
-    for line in commands.render_provider_notes(status["provider_notes"] or {}):
-        print(f"provider note {line}", file=out)
+    print(replies.render_status_text(status), file=out)
     return 0
 
 
@@ -279,29 +252,8 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(data, out)
     else:
-        print(render_consolidation(data), file=out)
+        print(replies.render_consolidation(data), file=out)
     return 1 if data.get("status") == "failed" else 0
-
-
-def render_consolidation(data: dict[str, Any]) -> str:
-    """One line for ``nanomem consolidate``.
-
-    >>> render_consolidation({"status": "under_budget", "estimate": 120, "budget": 800})
-    'under budget: the prompt is ~120 tokens of 800; nothing to archive'
-    """
-    status = data.get("status")
-    if status == "under_budget":
-        return (f"under budget: the prompt is ~{data.get('estimate')} tokens of "
-                f"{data.get('budget')}; nothing to archive")
-    if status == "archived":
-        text = (f"archived {data.get('archived_messages')} messages into history cursors "
-                f"{data.get('cursors')} in {data.get('rounds')} round(s); prompt "
-                f"~{data.get('estimate')} -> ~{data.get('estimate_after')} tokens "
-                f"(budget {data.get('budget')})")
-        if (data.get("estimate_after") or 0) > (data.get("budget") or 0):
-            text += "; still over budget: run it again"
-        return text
-    return f"{status}: {data.get('reason') or 'see --json for details'}"
 
 
 def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -312,7 +264,7 @@ def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(result.to_json(), out)
     else:
-        print(commands.render_dream(result), file=out)
+        print(replies.render_dream(result), file=out)
     return 1 if result.status == "failed" else 0
 
 
@@ -322,7 +274,7 @@ def cmd_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(info.to_json() if info is not None else None, out)
     else:
-        print(commands.render_log(info) if info else commands.render_no_dream(), file=out)
+        print(replies.render_log(info) if info else replies.render_no_dream(), file=out)
     return 0
 
 
@@ -333,7 +285,7 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.json:
                 _print_json([c.to_json() for c in versions], out)
             else:
-                print(commands.render_versions(versions), file=out)
+                print(replies.render_versions(versions), file=out)
             return 0
         result = mem.restore(args.sha)
     if args.json:
@@ -344,17 +296,14 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         data["files"] = list(result.files)
         _print_json(data, out)
     else:
-        print(commands.render_restore(result), file=out)
+        print(replies.render_restore(result), file=out)
     return 0
 
 
 def cmd_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     command = commands.parse_command(args.text)
     if command is None:
-        raise CommandError(
-            f"{args.text!r} is not a nanomem command; use one of "
-            + ", ".join(f"`{usage}`" for usage in commands.COMMANDS.values())
-        )
+        raise CommandError(replies.render_not_a_command(args.text, list(commands.COMMANDS.values())))
     with _memory(args) as mem:
         reply = mem.handle_command(args.text)
     print(reply, file=out)

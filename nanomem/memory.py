@@ -16,8 +16,11 @@ from inside a running event loop they run the coroutine on a worker thread with 
 and block the caller until it finishes; async hosts should ``await`` the ``a*`` variants.
 
 A long Dream need not block a chat loop: :meth:`Memory.start_dream` runs it on a background
-thread and returns a :class:`DreamJob` at once; its ``on_done`` callback receives the reply
-text, and ``/memory`` shows the job while it runs and its result afterwards.
+thread and returns a :class:`DreamJob` at once; its ``on_done`` callback receives the finished
+job, and ``/memory`` shows the job while it runs and its result afterwards.
+
+The facade renders nothing: it returns records, and the faces (:mod:`nanomem.commands`,
+:mod:`nanomem.cli`) turn them into text with :mod:`nanomem.replies`.
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from nanomem import commands
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
 from nanomem.consolidate.run import consolidate
@@ -74,11 +76,12 @@ def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
 class DreamJob:
     """A Dream running on a background thread (see :meth:`Memory.start_dream`)."""
 
-    def __init__(self, run: Callable[[], Any], on_done: Callable[[str], None] | None) -> None:
+    def __init__(
+        self, run: Callable[[], Any], on_done: Callable[["DreamJob"], None] | None
+    ) -> None:
         self.started_at = _local_now()
         self.result: Any = None
         self.error: BaseException | None = None
-        self.reply: str | None = None
         self._on_done = on_done
         self._done = threading.Event()
         self._thread = threading.Thread(
@@ -88,16 +91,14 @@ class DreamJob:
     def _main(self, run: Callable[[], Any]) -> None:
         try:
             self.result = run()
-            self.reply = commands.render_dream(self.result)
         except Exception as exc:  # the job reports instead of dying silently
             log.exception("background Dream failed")
             self.error = exc
-            self.reply = f"**Dream failed**: {exc}. Nothing was changed."
         finally:
             self._done.set()
         if self._on_done is not None:
             try:
-                self._on_done(self.reply)
+                self._on_done(self)
             except Exception:
                 log.exception("on_done callback of a background Dream failed")
 
@@ -113,12 +114,15 @@ class DreamJob:
             raise self.error
         return self.result
 
-    def describe(self) -> str:
-        """One line for ``/memory``."""
-        since = self.started_at.strftime("%H:%M:%S")
-        if not self.done():
-            return f"running since {since}"
-        return f"started {since}, finished: {self.reply.splitlines()[0] if self.reply else ''}"
+    def state(self) -> dict[str, Any]:
+        """The job as data for ``status()``: ``started_at`` (ISO), ``done``, and once done the
+        result's ``status`` and ``commit``, or the ``error`` text."""
+        state: dict[str, Any] = {"started_at": self.started_at.isoformat(), "done": self.done()}
+        if self.done():
+            state["status"] = "failed" if self.error is not None else self.result.status
+            state["commit"] = None if self.error is not None else self.result.commit
+            state["error"] = str(self.error) if self.error is not None else None
+        return state
 
 
 class Memory:
@@ -302,12 +306,13 @@ class Memory:
         return run_sync(lambda: self.adream(dry_run, replay_sha, progress))
 
     def start_dream(
-        self, *, dry_run: bool = False, on_done: Callable[[str], None] | None = None
+        self, *, dry_run: bool = False, on_done: Callable[[DreamJob], None] | None = None
     ) -> DreamJob:
         """Start Dream on a background thread and return at once.
 
-        ``on_done(reply)`` is called on that thread with the markdown reply when it ends. If a
-        background Dream of this ``Memory`` is still running, that job is returned instead.
+        ``on_done(job)`` is called on that thread with the finished :class:`DreamJob` (its
+        ``result`` or ``error``). If a background Dream of this ``Memory`` is still running,
+        that job is returned instead.
 
         >>> job = Memory("ws").start_dream(on_done=print)  # doctest: +SKIP
         >>> job.wait().status                               # doctest: +SKIP
@@ -448,22 +453,19 @@ class Memory:
             "files": files,
             "uncommitted": uncommitted,
             "last_dream": last,
-            "background_dream": job.describe() if job is not None else None,
+            "background_dream": job.state() if job is not None else None,
             "provider_notes": read_provider_notes(self.workspace),
         }
 
     async def ahandle_command(self, text: str) -> str | None:
         """Route a slash command; ``None`` when ``text`` is not one of nanomem's.
 
-        ``/dream`` is awaited to the end here; run it as a task to keep chatting meanwhile.
+        The chat face :func:`nanomem.commands.ahandle_command` does the work; ``/dream`` is
+        awaited to the end here; run it as a task to keep chatting meanwhile.
         """
-        try:
-            command = commands.parse_command(text)
-        except CommandError as exc:
-            return commands.render_command_error(exc)
-        if command is None:
-            return None
-        return await commands.run_command(self, command)
+        from nanomem import commands  # the face; the facade itself renders nothing
+
+        return await commands.ahandle_command(self, text)
 
     def handle_command(
         self,
@@ -480,16 +482,6 @@ class Memory:
         >>> Memory("ws").handle_command("hello") is None                            # doctest: +SKIP
         True
         """
-        if background:
-            try:
-                command = commands.parse_command(text)
-            except CommandError as exc:
-                return commands.render_command_error(exc)
-            if command is not None and command.name == "dream" and not command.dry_run:
-                job = self.start_dream(on_done=on_done)
-                return (
-                    f"**Dream started** in the background at {job.started_at:%H:%M:%S}; "
-                    "I'll report when it is done (or type `/memory`)."
-                )
-        return run_sync(lambda: self.ahandle_command(text))
+        from nanomem import commands  # the face; the facade itself renders nothing
 
+        return commands.handle_command(self, text, background=background, on_done=on_done)

@@ -8,13 +8,8 @@ from pathlib import Path
 import pytest
 
 from nanomem.dream.audit import Refusal
-from nanomem.commands import (
-    Command,
-    parse_command,
-    render_dream,
-    render_log,
-    render_status,
-)
+from nanomem.commands import Command, parse_command
+from nanomem.replies import render_dream, render_log, render_status
 from nanomem.dream.run import DreamResult
 from nanomem.errors import CommandError
 from nanomem.versions.gitstore import CommitInfo

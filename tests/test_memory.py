@@ -13,7 +13,8 @@ import pytest
 from nanomem.config import Config, load_config
 from nanomem.errors import DreamError, WorkspaceError
 from nanomem.store.fsutil import FileLock
-from nanomem.memory import Memory
+from nanomem.memory import DreamJob, Memory
+from nanomem.replies import render_job
 from nanomem.store.sessions import append_messages
 
 
@@ -161,11 +162,11 @@ def test_memory_recovers_a_garbage_dream_cursor_from_the_git_trailer(workspace: 
 
 def test_memory_start_dream_returns_at_once_and_reports_through_on_done(memory: Memory) -> None:
     memory.history.append("- [durable] I prefer green tea.", kind="summary")
-    replies: list[str] = []
+    finished_jobs: list[DreamJob] = []
     finished = threading.Event()
 
-    def on_done(reply: str) -> None:
-        replies.append(reply)
+    def on_done(job: DreamJob) -> None:
+        finished_jobs.append(job)
         finished.set()
 
     job = memory.start_dream(on_done=on_done)
@@ -173,8 +174,11 @@ def test_memory_start_dream_returns_at_once_and_reports_through_on_done(memory: 
 
     assert finished.wait(timeout=60)
     assert result.status == "committed"
-    assert replies and "**Dream committed" in replies[0]
-    assert "finished" in memory.status()["background_dream"]
+    assert finished_jobs == [job] and job.error is None
+    assert "**Dream committed" in render_job(job)
+    state = memory.status()["background_dream"]
+    assert state["done"] and state["status"] == "committed" and state["commit"] == result.commit
+    assert "finished: committed" in memory.handle_command("/memory")
 
 
 def test_memory_handle_command_in_background_replies_before_the_dream_ends(memory: Memory) -> None:
@@ -206,3 +210,18 @@ def test_memory_consolidate_archives_a_session_over_budget(workspace: Path) -> N
     assert result.status == "archived"
     assert memory.history.last_cursor() >= 1
     assert "window seats" in memory.history.read_since(0)[0].content
+
+
+def test_memory_facade_imports_no_face_at_module_level() -> None:
+    import ast
+
+    import nanomem.memory as facade
+
+    tree = ast.parse(Path(facade.__file__).read_text("utf-8"))
+    names = {alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+             for alias in node.names if node.module == "nanomem"}
+    modules = {node.module for node in tree.body if isinstance(node, ast.ImportFrom)}
+    modules |= {alias.name for node in tree.body if isinstance(node, ast.Import)
+                for alias in node.names}
+    assert not {"commands", "replies", "cli"} & names
+    assert not {"nanomem.commands", "nanomem.replies", "nanomem.cli"} & modules

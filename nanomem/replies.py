@@ -1,0 +1,332 @@
+"""Every reply text nanomem shows a person, for chat (slash commands) and the CLI (pure).
+
+The facade (:mod:`nanomem.memory`) returns records; the faces (:mod:`nanomem.commands`,
+:mod:`nanomem.cli`, :mod:`nanomem.watch`) turn them into text here. Replies are short
+markdown: what happened, the short sha, the files, and what to type next.
+
+>>> render_no_dream()
+'No Dream commit yet. Run `/dream` to process the history.'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from nanomem.errors import CommandError, NanomemError, ShaError
+
+SHORT = 7
+
+
+def short(sha: str | None) -> str:
+    """The short form of a sha.
+
+    >>> short("0123456789abcdef0123456789abcdef01234567")
+    '0123456'
+    """
+    return (sha or "")[:SHORT]
+
+
+def _files(files: Sequence[str]) -> str:
+    return ", ".join(f"`{f}`" for f in files) if files else "no files"
+
+
+def _diff_block(diff: str, limit: int = 4000) -> str:
+    if not diff.strip():
+        return ""
+    text = diff.rstrip("\n")
+    if len(text) > limit:
+        cut = text[:limit].rsplit("\n", 1)[0]
+        hidden = text.count("\n") - cut.count("\n")
+        text = f"{cut}\n… {hidden} more diff lines; see the full diff with `nanomem log`"
+    return f"\n```diff\n{text}\n```"
+
+
+def _refusals(refused: Sequence[Any]) -> str:
+    if not refused:
+        return ""
+    lines = [f"- refused `{r.tool}` on `{r.path or '-'}`: {r.reason}" for r in refused[:10]]
+    if len(refused) > 10:
+        lines.append(f"- … {len(refused) - 10} more in `memory/dream-audit.jsonl`")
+    return "\n" + "\n".join(lines)
+
+
+def render_dream(result: Any) -> str:
+    """Reply for a :class:`~nanomem.dream.run.DreamResult`."""
+    status = result.status
+    before, after = result.dream_cursor_before, result.dream_cursor_after
+    accepted = result.accepted if isinstance(result.accepted, int) else len(result.accepted)
+    refused = tuple(result.refused)
+    counts = f"{accepted} edit(s) accepted, {len(refused)} refused"
+    if status == "committed":
+        sha = short(result.commit)
+        return (
+            f"**Dream committed `{sha}`** (entries up to cursor {after}; {counts})."
+            f"{_refusals(refused)}\n"
+            f"See the diff with `/dream-log {sha}`; undo with `/dream-restore {sha}`."
+        )
+    if status == "no_changes":
+        return (
+            f"**Dream found nothing to change** in the memory files; cursor {before} → {after}, "
+            f"no commit ({counts}).{_refusals(refused)}"
+        )
+    if status == "nothing_to_do":
+        return f"**Nothing to dream about**: no new history after cursor {before}."
+    if status == "dry_run":
+        return (
+            f"**Dry run**: nothing was written ({counts}). Dream would commit:"
+            f"{_diff_block(result.diff) or ' no changes.'}{_refusals(refused)}\n"
+            "Apply it with `/dream`."
+        )
+    if status == "already_running":
+        return "**Dream is already running**; type `/memory` in a moment to see the result."
+    reason = getattr(result, "reason", None) or "unknown error"
+    return (
+        f"**Dream failed**: {reason}. Nothing was changed; the cursor stays at {before}. "
+        "Try again with `/dream`."
+    )
+
+
+def render_no_dream() -> str:
+    """Reply of ``/dream-log`` before the first Dream."""
+    return "No Dream commit yet. Run `/dream` to process the history."
+
+
+def render_log(info: Any) -> str:
+    """Reply for one commit (:class:`~nanomem.versions.gitstore.CommitInfo`)."""
+    sha = short(info.sha)
+    body = (info.body or "").split("\nDiff:\n", 1)[0].strip()  # the diff is shown below
+    lines = [f"**`{sha}`** {info.subject}", f"{_time(info.time)} · {_files(info.files)}"]
+    if body:
+        lines.append("")
+        lines.append(body)
+    text = "\n".join(lines) + _diff_block(info.diff)
+    return text + f"\nUndo with `/dream-restore {sha}`."
+
+
+def render_versions(commits: Sequence[Any]) -> str:
+    """Reply of ``/dream-restore`` without a sha: recent versions to choose from."""
+    if not commits:
+        return "No versions yet. Memory is versioned from the first `nanomem init` or `/dream`."
+    lines = ["**Recent versions** (newest first):"]
+    lines += [f"- `{short(c.sha)}` {_time(c.time)} {c.subject}" for c in commits]
+    lines.append(
+        f"Restore the files to before one with `/dream-restore {short(commits[0].sha)}`."
+    )
+    return "\n".join(lines)
+
+
+def render_restore(result: Any) -> str:
+    """Reply for a :class:`~nanomem.versions.gitstore.RestoreResult`."""
+    target = short(result.target)
+    manual = getattr(result, "manual", None)
+    saved = (
+        f"Your unsaved hand edits were kept first as `{short(manual.sha)}`.\n" if manual else ""
+    )
+    if result.status != "restored" or result.commit is None:
+        return saved + f"Memory already matches the state before `{target}`; nothing to restore."
+    commit = short(result.commit.sha)
+    return (
+        f"**Restored** the memory files to before `{target}` as commit `{commit}`; "
+        f"changed {_files(result.files)}.\n{saved}"
+        f"Undo this restore with `/dream-restore {commit}`. The dream cursor is unchanged; "
+        f"re-process that batch with `nanomem dream --replay {target}`."
+    )
+
+
+def render_prompt(text: str, source: str) -> str:
+    """Reply of ``/dream-prompt``."""
+    hint = (
+        "Edit it to change how Dream works."
+        if source != "built-in"
+        else "Type `/dream-prompt init` to make an editable copy in `prompts/dream.md`."
+    )
+    return f"**Dream instructions** ({source}):\n\n{text.strip()}\n\n{hint}"
+
+
+def render_prompt_init(path: str, created: bool) -> str:
+    """Reply of ``/dream-prompt init``."""
+    if created:
+        return f"Created `{path}` from the built-in instructions; edit it, Dream uses it next run."
+    return f"`{path}` already exists and was left unchanged; edit it directly."
+
+
+def render_status(status: Mapping[str, Any]) -> str:
+    """Reply of ``/memory`` for :meth:`Memory.status`."""
+    lines = [
+        "**Memory status**",
+        f"- history: cursor {status['cursor']}, dream cursor {status['dream_cursor']}, "
+        f"{status['pending']} pending",
+    ]
+    for rel, size in status.get("files", {}).items():
+        flag = " **over cap**" if size["chars"] > size["cap"] else ""
+        lines.append(f"- `{rel}` {size['chars']:,}/{size['cap']:,} chars{flag}")
+    if status.get("uncommitted"):
+        files = ", ".join(f"`{rel}`" for rel in status["uncommitted"])
+        lines.append(f"- hand edits not yet versioned: {files}")
+    last = status.get("last_dream")
+    if last:
+        sha, when = short(last["sha"]), _time(last["time"])
+        lines.append(f"- last Dream: `{sha}` {when} {last['subject']}")
+    else:
+        lines.append("- last Dream: none yet")
+    job = status.get("background_dream")
+    if job:
+        lines.append(f"- background Dream: {render_job_state(job)}")
+    model = f" ({status['model']})" if status.get("model") else ""
+    lines.append(f"- provider: {status['provider']}{model}")
+    for line in render_provider_notes(status.get("provider_notes") or {}):
+        lines.append(f"- provider note: {line}")
+    lines.append(f"- git: `{status['git_dir']}` HEAD `{short(status['head']) or 'none'}`")
+    if status["pending"]:
+        lines.append("Type `/dream` to process the pending entries.")
+    return "\n".join(lines)
+
+
+def render_provider_notes(notes: Mapping[str, Any]) -> list[str]:
+    """One line per remembered endpoint quirk (``{base_url: {"refused": {field: message}}}``).
+
+    >>> render_provider_notes({"http://h/v1": {"refused": {"tool_choice": "unsupported"}}})
+    ['http://h/v1 refused `tool_choice` (unsupported); it is no longer sent']
+    """
+    lines = []
+    for url, note in notes.items():
+        refused = note.get("refused", {}) if isinstance(note, Mapping) else {}
+        for field, message in refused.items():
+            lines.append(f"{url} refused `{field}` ({message}); it is no longer sent")
+    return lines
+
+
+def render_sha_error(exc: ShaError) -> str:
+    """Friendly text for an unknown or ambiguous sha (the message lists the candidates)."""
+    if getattr(exc, "candidates", ()):
+        return f"**{exc}**\nType more hex digits to pick one; nothing was changed."
+    return f"**{exc}**\nList recent versions with `/dream-restore`."
+
+
+def render_command_error(exc: CommandError) -> str:
+    """Friendly text for a known command with bad arguments."""
+    return f"**{exc}**"
+
+
+def _time(value: Any, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """``2026-11-30 16:40`` from a datetime or an ISO-8601 string (other text unchanged)."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if isinstance(value, datetime):
+        return value.strftime(fmt)
+    return str(value)
+
+
+def render_job_state(job: Mapping[str, Any]) -> str:
+    """One line for ``/memory`` about a background Dream (``Memory.dream_job.state()``).
+
+    >>> render_job_state({"started_at": "2026-11-30T16:40:00", "done": False})
+    'running since 16:40:00'
+    >>> render_job_state({"started_at": "2026-11-30T16:40:00", "done": True,
+    ...                   "status": "committed", "commit": "0123456789", "error": None})
+    'started 16:40:00, finished: committed `0123456`'
+    """
+    since = _time(job.get("started_at"), "%H:%M:%S")
+    if not job.get("done"):
+        return f"running since {since}"
+    if job.get("error"):
+        outcome = f"failed: {job['error']}"
+    elif job.get("commit"):
+        outcome = f"{job.get('status')} `{short(job['commit'])}`"
+    else:
+        outcome = str(job.get("status"))
+    return f"started {since}, finished: {outcome}"
+
+
+def render_job(job: Any) -> str:
+    """The reply a background Dream (:class:`~nanomem.memory.DreamJob`) ends with."""
+    if job.error is not None:
+        return f"**Dream failed**: {job.error}. Nothing was changed."
+    return render_dream(job.result)
+
+
+def render_job_started(job: Any) -> str:
+    """The immediate reply of ``/dream`` run in the background."""
+    return (
+        f"**Dream started** in the background at {job.started_at:%H:%M:%S}; "
+        "I'll report when it is done (or type `/memory`)."
+    )
+
+
+def render_command_failure(name: str, exc: NanomemError) -> str:
+    """Friendly text for a library error while running ``/<name>``."""
+    return f"**Could not run `/{name}`:** {exc}"
+
+
+def render_consolidation(data: Mapping[str, Any]) -> str:
+    """One line for ``nanomem consolidate``.
+
+    >>> render_consolidation({"status": "under_budget", "estimate": 120, "budget": 800})
+    'under budget: the prompt is ~120 tokens of 800; nothing to archive'
+    """
+    status = data.get("status")
+    if status == "under_budget":
+        return (f"under budget: the prompt is ~{data.get('estimate')} tokens of "
+                f"{data.get('budget')}; nothing to archive")
+    if status == "archived":
+        text = (f"archived {data.get('archived_messages')} messages into history cursors "
+                f"{data.get('cursors')} in {data.get('rounds')} round(s); prompt "
+                f"~{data.get('estimate')} -> ~{data.get('estimate_after')} tokens "
+                f"(budget {data.get('budget')})")
+        if (data.get("estimate_after") or 0) > (data.get("budget") or 0):
+            text += "; still over budget: run it again"
+        return text
+    return f"{status}: {data.get('reason') or 'see --json for details'}"
+
+
+def render_init(root: Any, created: Sequence[str], existed: bool, git_dir: Any,
+                head: str | None) -> str:
+    """What ``nanomem init`` prints."""
+    lines = [
+        f"Created {len(created)} item(s) in {root}: {', '.join(created)}" if created
+        else f"{root} already holds a workspace; nothing copied",
+        f"Memory repository {'found' if existed else 'created'} at {git_dir} "
+        f"(HEAD {short(head) or 'none'})",
+    ]
+    if not existed:
+        lines.append(f"Next: nanomem -w {root} status")
+    return "\n".join(lines)
+
+
+def render_status_text(status: Mapping[str, Any]) -> str:
+    """What ``nanomem status`` prints (the ``--json`` form is ``status`` itself)."""
+    lines = [
+        f"workspace     {status['workspace']}",
+        f"cursor        {status['cursor']}",
+        f"dream cursor  {status['dream_cursor']}  ({status['pending']} pending)",
+        f"git dir       {status['git_dir'] or 'none (run nanomem init)'}",
+        f"HEAD          {status['head'] or 'none'}",
+    ]
+    model = f" ({status['model']} at {status['base_url']})" if status["model"] else ""
+    lines.append(f"provider      {status['provider']}{model}")
+    for rel, size in status["files"].items():
+        flag = "" if size["exists"] else "  (missing)"
+        over = "  OVER CAP" if size["chars"] > size["cap"] else ""
+        lines.append(f"  {rel:<18}{size['chars']:>7,} / {size['cap']:,} chars{flag}{over}")
+    if status["uncommitted"]:
+        lines.append(f"uncommitted   {', '.join(status['uncommitted'])} (hand edits; the next "
+                     "Dream, restore or watch commits them as manual:)")
+    last = status["last_dream"]
+    if last:
+        lines.append(f"last dream    {short(last['sha'])} {last['time']} {last['subject']}")
+    for line in render_provider_notes(status["provider_notes"] or {}):
+        lines.append(f"provider note {line}")
+    return "\n".join(lines)
+
+
+def render_not_a_command(text: str, usages: Sequence[str]) -> str:
+    """The error of ``nanomem command`` for text that is no nanomem command."""
+    return f"{text!r} is not a nanomem command; use one of " + ", ".join(
+        f"`{usage}`" for usage in usages
+    )
+
