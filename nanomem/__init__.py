@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from nanomem.dream.run import DreamResult
     from nanomem.store.historyfile import HistoryEntry
     from nanomem.memory import DreamJob, Memory
+    from nanomem.consolidate.turn import TurnResult
 
 # Imported on first use, so that `import nanomem.store.history` (the hot path) never loads dulwich.
 _LAZY = {
@@ -44,6 +45,7 @@ _LAZY = {
     "HistoryEntry": "nanomem.store.historyfile",
     "Memory": "nanomem.memory",
     "RestoreResult": "nanomem.versions.commits",
+    "TurnResult": "nanomem.consolidate.turn",
     "render_context": "nanomem.text.context",
 }
 
@@ -77,6 +79,7 @@ __all__ = [
     "RestoreResult",
     "ShaError",
     "ToolError",
+    "TurnResult",
     "WorkspaceError",
     "load_config",
     "render_context",

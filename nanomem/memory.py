@@ -29,7 +29,7 @@ import asyncio
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
 from nanomem.consolidate.run import consolidate
+from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import render_context
 from nanomem.dream.run import builtin_instructions, run_dream
 from nanomem.errors import CommandError, ConfigError, DreamError, GitStoreError, WorkspaceError
@@ -267,8 +268,48 @@ class Memory:
         if isinstance(session, str):
             if "/" in session or "\\" in session or session.endswith(".jsonl"):
                 return Path(session)
-            return self.workspace.sessions_dir / f"{session}.jsonl"
+            return self.workspace.session_path(session)
         return session
+
+    async def arecord_turn(
+        self,
+        session_key: str,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        now: datetime | None = None,
+        system_prompt: str = "",
+        memory_context: str | None = None,
+        tools: Sequence[dict[str, Any]] = (),
+    ) -> TurnResult:
+        """Record one turn: append ``messages`` (OpenAI chat messages, tool calls included) to
+        the session of ``session_key`` and archive its oldest turns into history when the next
+        prompt would exceed the budget. The one call an agent makes after each turn.
+
+        ``now`` stamps messages that carry no ``timestamp`` (default: the clock).
+        ``system_prompt``, ``memory_context`` (default: :meth:`context` at the full budget) and
+        ``tools`` are what the next request sends besides the messages; the budget check counts
+        them. The file is ``sessions/<name>.jsonl`` (see
+        :meth:`~nanomem.store.workspace.Workspace.session_path`), in nanobot's format.
+
+        >>> Memory("ws").record_turn("cli:ana", [{"role": "user", "content": "hi"},
+        ...     {"role": "assistant", "content": "hello"}]).status          # doctest: +SKIP
+        'recorded'
+        """
+        path = self.workspace.session_path(session_key)
+        if memory_context is None:
+            memory_context = self.context(self.config.budget)
+        clock = (lambda: now) if now is not None else self.clock
+        return await record_turn(
+            path, session_key, messages, history=self.history, engine=self.engine,
+            config=self.config, clock=clock, system_prompt=system_prompt,
+            memory_context=memory_context, tools=tuple(tools),
+        )
+
+    def record_turn(
+        self, session_key: str, messages: Sequence[Mapping[str, Any]], **kwargs: Any
+    ) -> TurnResult:
+        """Sync wrapper of :meth:`arecord_turn`."""
+        return run_sync(lambda: self.arecord_turn(session_key, messages, **kwargs))
 
     async def adream(
         self,

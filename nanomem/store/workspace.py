@@ -5,7 +5,7 @@ A workspace is a plain directory (DESIGN §1)::
     SOUL.md, USER.md, memory/MEMORY.md       the Dream-managed memory files
     memory/history.jsonl                     the append-only archive
     memory/.cursor, memory/.dream_cursor     the write cursor and the dream cursor
-    sessions/<key>.jsonl                     optional session store
+    sessions/<name>.jsonl                    optional session store (see Workspace.session_path)
     prompts/dream.md                         optional Dream instructions
     nanomem.toml                             optional configuration
 
@@ -16,6 +16,8 @@ A workspace is a plain directory (DESIGN §1)::
 
 from __future__ import annotations
 
+import base64
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,7 @@ from nanomem.errors import WorkspaceError
 MEMORY_FILES: tuple[str, ...] = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
+_UNSAFE_NAME = re.compile(r'[<>:"/\\|?*]')
 
 
 def template_dir() -> Path:
@@ -104,6 +107,29 @@ class Workspace:
     @property
     def sessions_dir(self) -> Path:
         return self.root / "sessions"
+
+    def session_path(self, key: str) -> Path:
+        """The session file of ``key``, named as nanobot 0.3.5 names it, so that nanobot finds
+        it: ``sessions/<urlsafe base64 of the key, unpadded>.jsonl``. A file under the older
+        name (nanobot before 0.3 and earlier nanomem: the key with ``:`` and ``/`` replaced by
+        ``_``) is used instead when only it exists, so an existing conversation continues.
+
+        >>> ws = Workspace(Path("/tmp/w"))
+        >>> ws.session_path("cli:direct").name, ws.session_path("cli").name
+        ('Y2xpOmRpcmVjdA.jsonl', 'Y2xp.jsonl')
+        """
+        if not isinstance(key, str) or not key.strip():
+            raise WorkspaceError(f"session key {key!r} is empty; give a key such as 'cli:direct'")
+        name = base64.urlsafe_b64encode(key.encode("utf-8")).decode("ascii").rstrip("=")
+        if len(name) > 240:
+            raise WorkspaceError(
+                f"session key {key[:40]!r}… is too long for a file name; use at most 180 bytes"
+            )
+        current = self.sessions_dir / f"{name}.jsonl"
+        legacy = self.sessions_dir / f"{_UNSAFE_NAME.sub('_', key.replace(':', '_')).strip()}.jsonl"
+        if not current.exists() and legacy.name != ".jsonl" and legacy.is_file():
+            return legacy
+        return current
 
     @property
     def prompts_dir(self) -> Path:
