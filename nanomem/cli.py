@@ -360,6 +360,6 @@ def _progress_printer(err: TextIO) -> Callable[..., None]:
 def _public_fields(result: Any) -> dict[str, Any]:
     import dataclasses
 
-    if dataclasses.is_dataclass(result):
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
         return {k: v for k, v in dataclasses.asdict(result).items() if not k.startswith("_")}
     return {"status": getattr(result, "status", None)}

@@ -92,6 +92,18 @@ def test_execute_tool_call_refuses_invalid_arguments_naming_tool_and_problem(
     assert staged.changed_paths() == []
 
 
+@pytest.mark.parametrize("arguments", [42, ["path"], {"path": "USER.md"}])
+def test_execute_tool_call_refuses_arguments_that_are_not_a_json_string(arguments: object) -> None:
+    staged = staged_files()
+    tool_call = ToolCall("c", "read_file", arguments)  # type: ignore[arg-type] - what a bad engine sends
+
+    outcome = execute_tool_call(tool_call, staged, context())
+
+    assert not outcome.accepted
+    assert outcome.result == "error: read_file: arguments are not a JSON string; send one JSON object"
+    assert staged.changed_paths() == []
+
+
 def test_execute_tool_call_refuses_unknown_tool() -> None:
     outcome = execute_tool_call(call("delete_file", path="USER.md"), staged_files(), context())
     assert not outcome.accepted

@@ -123,7 +123,7 @@ class Batch:
         out = []
         for seg in self.segments:
             entry = seg.entry
-            if seg.parts > 1 and dataclasses.is_dataclass(entry):
+            if seg.parts > 1 and dataclasses.is_dataclass(entry) and not isinstance(entry, type):
                 entry = dataclasses.replace(entry, content=seg.text)
             out.append(entry)
         return tuple(out)

@@ -233,9 +233,13 @@ def execute_tool_call(call: ToolCall, staged: StagedFiles, context: ToolContext)
             shown, None, None,
             f"unknown tool '{shown}'; use read_file, edit_file, write_file or finish",
         )
+    raw = call.arguments or "{}"
+    if not isinstance(raw, str):
+        return _refuse(tool, None, None, f"{tool}: arguments are not a JSON string; "
+                       "send one JSON object")
     try:
-        arguments = json.loads(call.arguments or "{}")
-    except (json.JSONDecodeError, TypeError) as exc:
+        arguments = json.loads(raw)
+    except json.JSONDecodeError as exc:
         return _refuse(tool, None, None, f"{tool}: arguments are not valid JSON ({exc.msg}); "
                        "send one JSON object")
     safe_args = _redacted(arguments) if isinstance(arguments, dict) else None
@@ -338,7 +342,8 @@ def _describe(error: ValidationError) -> str:
     if kind == "type":
         return f"{where} must be of type {error.validator_value}"
     if kind == "enum":
-        choices = " or ".join(f"'{value}'" for value in error.validator_value)
+        values = error.validator_value if isinstance(error.validator_value, list) else []
+        choices = " or ".join(f"'{value}'" for value in values)
         return f"{where} must be {choices}"
     if kind == "minLength":
         return f"{where} must not be empty"

@@ -254,7 +254,8 @@ class OpenAIProvider:
         notes = _load_notes(self._notes_path)
         entry = notes.get(self.base_url)
         entry = entry if isinstance(entry, dict) else {}
-        refused = entry.get("refused") if isinstance(entry.get("refused"), dict) else {}
+        refused = entry.get("refused")
+        refused = refused if isinstance(refused, dict) else {}
         entry["refused"] = {**refused, field: reason}
         notes[self.base_url] = entry
         try:

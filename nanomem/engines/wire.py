@@ -87,7 +87,8 @@ def parse_response(body: Any) -> ChatResponse:
         detail = error_text(body) or "no 'choices'"
         raise ProviderError(f"reply carries no completion ({detail}); check the model and base_url")
     choice = choices[0]
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    message = choice.get("message")
+    message = message if isinstance(message, dict) else {}
     raw_calls = message.get("tool_calls") or []
     if not raw_calls and isinstance(message.get("function_call"), dict):
         raw_calls = [{"id": "call_0", "function": message["function_call"]}]
@@ -111,13 +112,15 @@ def _parse_content(content: Any) -> str | None:
 
 
 def _parse_call(index: int, raw: dict[str, Any]) -> ToolCall:
-    fn = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+    fn = raw.get("function")
+    fn = fn if isinstance(fn, dict) else {}
     arguments = fn.get("arguments")
     if arguments is None:
         arguments = "{}"
     elif not isinstance(arguments, str):
         arguments = json.dumps(arguments, ensure_ascii=False)
-    call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else f"call_{index}"
+    call_id = raw.get("id")
+    call_id = call_id if isinstance(call_id, str) and call_id else f"call_{index}"
     return ToolCall(id=call_id, name=str(fn.get("name") or ""), arguments=arguments)
 
 

@@ -18,11 +18,12 @@ target, fsync the directory. A reader sees the old bytes or the new bytes, never
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import threading
 from pathlib import Path
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 else:
     import fcntl
@@ -130,7 +131,7 @@ class FileLock:
 
 
 def _lock_fd(fd: int, blocking: bool) -> bool:
-    if os.name == "nt":  # pragma: no cover
+    if sys.platform == "win32":  # pragma: no cover
         mode = msvcrt.LK_LOCK if blocking else msvcrt.LK_NBLCK
         try:
             msvcrt.locking(fd, mode, 1)
@@ -146,7 +147,7 @@ def _lock_fd(fd: int, blocking: bool) -> bool:
 
 
 def _unlock_fd(fd: int) -> None:
-    if os.name == "nt":  # pragma: no cover
+    if sys.platform == "win32":  # pragma: no cover
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
     else:
         fcntl.flock(fd, fcntl.LOCK_UN)

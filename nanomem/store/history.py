@@ -160,7 +160,8 @@ class History:
         if limit == 0:
             return []
         self._ensure_migrated()
-        problems, out, floor = MalformedLines(), [], cursor
+        out: list[HistoryEntry] = []
+        problems, floor = MalformedLines(), cursor
         main = open_log(self.path)  # before listing segments, so a concurrent rotation is seen
         try:
             for _, last, path in self._segments():
@@ -299,11 +300,12 @@ class History:
         kept: list[bytes] = []
         moved: list[tuple[bytes, int]] = []
         for raw, entry in zip(raw_lines, parsed):
-            old = isinstance(entry, HistoryEntry) and entry.cursor <= last - keep
-            if old and entry.cursor <= drop_upto:
+            cursor = entry.cursor if isinstance(entry, HistoryEntry) else None
+            old = cursor if cursor is not None and cursor <= last - keep else None
+            if old is not None and old <= drop_upto:
                 dropped += 1
-            elif old and rotate:
-                moved.append((raw, entry.cursor))
+            elif old is not None and rotate:
+                moved.append((raw, old))
             elif raw.strip():
                 kept.append(raw)
         if moved:
@@ -367,8 +369,8 @@ class History:
             legacy.unlink()
             fsync_dir(legacy.parent)
         logger.info("migrated %d entries from HISTORY.md (kept as %s)", len(entries), backup.name)
-        cursors = [entries[0].cursor, entries[-1].cursor] if entries else [None, None]
-        return MigrationResult("migrated", len(entries), *cursors, backup=backup)
+        first, last = (entries[0].cursor, entries[-1].cursor) if entries else (None, None)
+        return MigrationResult("migrated", len(entries), first, last, backup=backup)
 
 
 def _find_backup(legacy: Path, original: bytes) -> Path | None:

@@ -31,12 +31,17 @@ import stat
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from dulwich.errors import ChecksumMismatch, NotGitRepository, ObjectFormatException
 from dulwich.index import index_entry_from_stat
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
+
+if TYPE_CHECKING:
+    from dulwich.object_store import BaseObjectStore
+    from dulwich.objects import ObjectID
+    from dulwich.refs import Ref
 
 from nanomem.versions import location as gitdir
 from nanomem.versions.ancestry import AncestryCache
@@ -107,7 +112,8 @@ def _head_entries(root: Path) -> set[str] | None:
         head = _head_of(repo)
         if head is None:
             return None
-        tree = repo[repo[head.encode()].tree]
+        commit = _read_object(repo.object_store, head.encode(), Commit)
+        tree = _read_object(repo.object_store, commit.tree, Tree)
         return {entry.path.decode("utf-8", "replace") for entry in tree.items()}
     finally:
         repo.close()
@@ -115,7 +121,7 @@ def _head_entries(root: Path) -> set[str] | None:
 
 def _head_of(repo: Repo) -> str | None:
     try:
-        sha = repo.refs[b"HEAD"]
+        sha = repo.refs[_HEAD]
     except KeyError:
         return None
     text = sha.decode("ascii", "replace")
@@ -215,7 +221,7 @@ class GitStore:
         return None if head is None else self._commit(head)
 
     def _commit(self, sha: str) -> Commit:
-        obj = self.repo.object_store[sha.encode("ascii")]
+        obj = self.repo.object_store[_oid(sha.encode("ascii"))]
         if not isinstance(obj, Commit):
             raise ShaError(f"{sha[:7]} is a {obj.type_name.decode()}, not a commit")
         return obj
@@ -229,7 +235,8 @@ class GitStore:
         if tree_id is None:
             return {}
         blobs = self._tree_blobs(tree_id, refuse_links=refuse_links)
-        return {rel: self.repo.object_store[blob].data for rel, blob in blobs.items()}
+        store = self.repo.object_store
+        return {rel: _read_object(store, blob, Blob).data for rel, blob in blobs.items()}
 
     def _tree_blobs(self, tree_id: bytes, *, refuse_links: bool = False) -> dict[str, bytes]:
         """Blob id of each memory file in a tree. A symlink entry (made by real git) counts as
@@ -304,7 +311,7 @@ class GitStore:
         commit.message = message.encode("utf-8")
         store.add_object(commit)
         old = head.id if head else None
-        if not self.repo.refs.set_if_equals(b"HEAD", old, commit.id):
+        if not self.repo.refs.set_if_equals(_HEAD, old, commit.id):
             raise GitStoreError(
                 f"{self.git_dir}: HEAD moved while committing; retry the command"
             )
@@ -319,10 +326,10 @@ class GitStore:
     def _build_tree(self, base_tree: bytes | None, files: Mapping[str, bytes]) -> bytes:
         """Root tree = HEAD's tree with the memory entries replaced (other entries kept)."""
         store = self.repo.object_store
-        root = Tree() if base_tree is None else _copy_tree(store[base_tree])
+        root = Tree() if base_tree is None else _copy_tree(_read_object(store, base_tree, Tree))
         mem_entry = root[b"memory"] if b"memory" in root else None
         memory = (
-            _copy_tree(store[mem_entry[1]])
+            _copy_tree(_read_object(store, mem_entry[1], Tree))
             if mem_entry and stat.S_ISDIR(mem_entry[0])
             else Tree()
         )
@@ -516,13 +523,33 @@ class GitStore:
 
     def _parents_of(self, raw: bytes) -> list[bytes]:
         """Parent ids of a commit, read from its raw header (no full parse)."""
-        _, data = self.repo.object_store.get_raw(raw.hex().encode("ascii"))
+        _, data = self.repo.object_store.get_raw(_oid(raw.hex().encode("ascii")))
         parents = []
         pos = data.index(b"\n") + 1  # after the tree line
         while data.startswith(b"parent ", pos):
             parents.append(bytes.fromhex(data[pos + 7 : pos + 47].decode("ascii")))
             pos += 48
         return parents
+
+
+_HEAD = cast("Ref", b"HEAD")
+_Object = TypeVar("_Object", Blob, Commit, Tree)
+
+
+def _oid(sha: bytes) -> ObjectID:
+    """``sha`` (40 hex digits as bytes) as the object id type dulwich's annotations ask for."""
+    return cast("ObjectID", sha)
+
+
+def _read_object(store: BaseObjectStore, sha: bytes, kind: type[_Object]) -> _Object:
+    """The object ``sha``, checked to be a ``kind``; another kind means a damaged repository."""
+    obj = store[_oid(sha)]
+    if not isinstance(obj, kind):
+        raise GitStoreError(
+            f"object {sha.decode('ascii', 'replace')[:7]} is a {obj.type_name.decode()}, not a "
+            f"{kind.__name__.lower()}: the repository is damaged; check it with git fsck"
+        )
+    return obj
 
 
 def _copy_tree(tree: Tree) -> Tree:

@@ -414,7 +414,7 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
     home = route_fact(correction)
     named_old = old_value(correction)
     old_values = values_of(named_old) if named_old else {}
-    best: tuple[float, str, str] | None = None
+    best: tuple[tuple[bool, float], str, str] | None = None
     for rel, text in files.items():
         for line in text.splitlines():
             if not _BULLET.match(line):
@@ -535,7 +535,7 @@ def _anchor(text: str, touched: set[str]) -> str:
 
 
 def _finish_reply(messages: Sequence[Mapping[str, Any]]) -> ChatResponse:
-    last = next((m for m in reversed(messages) if m.get("role") == "assistant"), {})
+    last: Mapping[str, Any] = next((m for m in reversed(messages) if m.get("role") == "assistant"), {})
     proposed = [c for c in last.get("tool_calls") or [] if c.get("function", {}).get("name") != "read_file"]
     results = [m for m in messages if m.get("role") == "tool"]
     refused = sum(1 for m in results[-len(proposed):] if str(m.get("content", "")).startswith("error:")) if proposed else 0

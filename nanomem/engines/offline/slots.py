@@ -189,7 +189,7 @@ def substitute_value(correction: str, line: str) -> str | None:
 def _spans(text: str) -> list[tuple[str, str, str]]:
     """``(kind, normalised, raw)`` of every value, with the masking of :func:`values_of`."""
     text = unicodedata.normalize("NFKC", text)
-    out = []
+    out: list[tuple[str, str, str]] = []
     for kind, rx in _VALUE_RX:
         out.extend((kind, _normal(kind, m), m.group(0)) for m in rx.finditer(text))
         text = rx.sub(lambda m: " " * len(m.group(0)), text)
