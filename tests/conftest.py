@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing.process
+import os
 import shutil
+import socket
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -31,3 +35,21 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Person")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+
+
+@pytest.fixture(autouse=True)
+def _slow_mark_is_honest(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that starts a process or a server must be marked ``slow``, so that
+    ``pytest -m "not slow"`` stays a fast loop; an unmarked one fails here, naming itself."""
+    if request.node.get_closest_marker("slow") is not None:
+        return
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError(
+            f"{request.node.nodeid} starts a process or a server: mark it @pytest.mark.slow"
+        )
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse)
+    monkeypatch.setattr(socket.socket, "bind", refuse)
+    monkeypatch.setattr(os, "fork", refuse)

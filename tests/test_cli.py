@@ -40,6 +40,7 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_cli_init_creates_workspace_and_memory_repository(tmp_path: Path) -> None:
     root = tmp_path / "agent"
 
@@ -129,6 +130,7 @@ def test_cli_dream_with_nothing_pending_exits_0(ws: Path) -> None:
     assert code == 0 and "Nothing to dream about" in out
 
 
+@pytest.mark.slow
 def test_cli_dream_failure_exits_1_and_never_prints_the_api_key(ws: Path, monkeypatch) -> None:
     run("-w", str(ws), "append", "- [durable] I prefer tea.")
     monkeypatch.setenv("NANOMEM_API_KEY", "sk-proj-SECRETSECRETSECRET1234")
@@ -224,6 +226,7 @@ def test_cli_commands_match_the_readme_list() -> None:
     assert listed == _subcommands()
 
 
+@pytest.mark.slow
 def test_cli_runs_as_python_dash_m(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "nanomem", "--version"],
                           capture_output=True, text=True, cwd=tmp_path)

@@ -81,7 +81,7 @@ def archive(*facts: tuple[str, str], nothing: bool = False) -> dict[str, Any]:
     return {"facts": [{"mark": m, "text": t} for m, t in facts], "nothing": nothing}
 
 
-@pytest.fixture(params=["mock", "serve"])
+@pytest.fixture(params=["mock", pytest.param("serve", marks=pytest.mark.slow)])
 def llm(request: pytest.FixtureRequest) -> Iterator[tuple[FakeLLM, Callable[..., OpenAIProvider]]]:
     """A FakeLLM and a factory of providers pointed at it, over each transport."""
     fake = FakeLLM()

@@ -19,7 +19,7 @@ from tests.dream_fixtures import (
 )
 from tests.fakellm import FakeLLM
 
-TRANSPORTS = ["mock", "server"]
+TRANSPORTS = ["mock", pytest.param("server", marks=pytest.mark.slow)]
 
 DESIGN_FIELDS = {
     "status", "commit", "dream_cursor_before", "dream_cursor_after", "accepted", "refused", "diff",
@@ -43,6 +43,7 @@ def git(setup: Setup, *args: str) -> str:
     ).stdout
 
 
+@pytest.mark.slow
 def test_run_dream_commits_valid_edits_with_trailers_and_body(setup: Setup, transport: str) -> None:
     setup.history.append("- [durable] Lives in Porto\n- [durable] Project Atlas ends 2027-01-15")
     setup.history.append("- [durable] Prefers short answers")

@@ -15,7 +15,7 @@ from nanomem.store.fsutil import FileLock
 from tests.dream_fixtures import Setup, add_fact, finish, make_setup, provider_over, user_message
 from tests.fakellm import FakeLLM
 
-TRANSPORTS = ["mock", "server"]
+TRANSPORTS = ["mock", pytest.param("server", marks=pytest.mark.slow)]
 LONG = "".join(f"- [durable] Release note line {n} says the build number is {1000 + n}\n"
                for n in range(1, 13))
 
@@ -139,6 +139,7 @@ def test_run_dream_returns_already_running_while_another_lock_object_holds_it(se
     assert setup.snapshot() == before
 
 
+@pytest.mark.slow
 def test_run_dream_returns_already_running_while_another_process_holds_the_lock(setup: Setup) -> None:
     setup.history.append("- [durable] Lives in Porto")
     script = (

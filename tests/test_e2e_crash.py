@@ -35,6 +35,8 @@ from tests.e2e_support import (
 )
 from tests.fakellm import FakeLLM
 
+pytestmark = pytest.mark.slow  # every test here starts a process or a server
+
 FACTS = "## Facts\n"
 
 

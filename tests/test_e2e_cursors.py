@@ -62,6 +62,7 @@ def test_append_after_history_loss_gets_a_cursor_past_the_dream_cursor(
     assert "User lives in Lyon." in (ws / "USER.md").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", ["", "garbage\n", "-5", "0x1f", "  \n"])
 def test_dream_with_damaged_dream_cursor_resumes_from_the_git_trailer(
     tmp_path: Path, content: str
@@ -83,6 +84,7 @@ def test_dream_with_damaged_dream_cursor_resumes_from_the_git_trailer(
     assert status["dream_cursor"] == 2 and status["pending"] == 0
 
 
+@pytest.mark.slow
 def test_dream_with_damaged_cursor_and_new_entry_processes_only_the_new_entry(
     tmp_path: Path,
 ) -> None:
@@ -106,6 +108,7 @@ def test_dream_with_damaged_cursor_and_new_entry_processes_only_the_new_entry(
     assert run.json()["dream_cursor_after"] == new
 
 
+@pytest.mark.slow
 def test_restore_then_dream_does_not_redo_what_the_user_undid(tmp_path: Path) -> None:
     ws = init_ws(tmp_path)
     _append(ws, "- [durable] User lives in Lyon.")
@@ -133,6 +136,7 @@ def test_restore_then_dream_does_not_redo_what_the_user_undid(tmp_path: Path) ->
     assert memory_bytes(ws) == committed_bytes(ws)
 
 
+@pytest.mark.slow
 def test_restore_of_a_restore_brings_the_dream_back_byte_for_byte(tmp_path: Path) -> None:
     ws = init_ws(tmp_path)
     (ws / "USER.md").write_bytes((ws / "USER.md").read_bytes() + b"- caf\xe9 latin-1 byte\n")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests.e2e_support import (
     cli,
     committed_bytes,
@@ -22,6 +24,8 @@ from tests.e2e_support import (
     subjects,
 )
 from tests.fakellm import FakeLLM
+
+pytestmark = pytest.mark.slow  # every test here starts a process or a server
 
 FACTS = "## Facts\n"
 

@@ -51,6 +51,7 @@ def test_malformed_nanomem_toml_names_file_line_and_fix(
     assert history_lines(ws) == []
 
 
+@pytest.mark.slow
 def test_malformed_session_line_names_file_and_line_and_loses_nothing(tmp_path: Path) -> None:
     ws = init_ws(tmp_path)
     session = ws / "sessions" / "cli.jsonl"
@@ -66,6 +67,7 @@ def test_malformed_session_line_names_file_and_line_and_loses_nothing(tmp_path: 
     assert session.read_text() == text
 
 
+@pytest.mark.slow
 def test_garbage_history_lines_are_skipped_with_one_warning_and_neighbours_kept(
     tmp_path: Path,
 ) -> None:
@@ -90,6 +92,7 @@ def test_garbage_history_lines_are_skipped_with_one_warning_and_neighbours_kept(
     assert "garbage line" in history.read_text()  # a line a person may repair is kept
 
 
+@pytest.mark.slow
 def test_garbage_history_line_warning_names_the_line_number(tmp_path: Path) -> None:
     ws = init_ws(tmp_path)
     assert cli("-w", str(ws), "append", "- [durable] User lives in Lyon.").rc == 0
@@ -160,6 +163,7 @@ def test_json_outputs_carry_the_stable_fields_with_their_types(tmp_path: Path) -
     assert again["head"] == restore["sha"] and again["pending"] == 0
 
 
+@pytest.mark.slow
 def test_dream_json_lists_refusals_as_tool_path_reason(tmp_path: Path) -> None:
     from tests.e2e_support import fake_edit, fake_finish, openai_env
     from tests.fakellm import FakeLLM

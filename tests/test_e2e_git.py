@@ -23,6 +23,8 @@ from tests.e2e_support import (
     subjects,
 )
 
+pytestmark = pytest.mark.slow  # every test here starts a process or a server
+
 MEMORY_HEAD = (
     "# Memory\n\nDurable facts about the work and the world.\n\n## Facts\n"
 )

@@ -22,6 +22,8 @@ from tests.e2e_support import (
 )
 from tests.fakellm import FakeLLM
 
+pytestmark = pytest.mark.slow  # every test here starts a process or a server
+
 FACTS = "## Facts\n"
 OPENAI_KEY = "sk-proj-PASTEDsecret9f8e7d6c5b4a39f8e7d6c5b4a3"
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

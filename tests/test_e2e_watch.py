@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.e2e_support import (
     API_KEY,
     cli,
@@ -24,6 +26,8 @@ from tests.e2e_support import (
     subjects,
 )
 from tests.fakellm import FakeLLM
+
+pytestmark = pytest.mark.slow  # every test here starts a process or a server
 
 FACTS = "## Facts\n"
 WATCH_TOML = (
@@ -112,12 +116,17 @@ def test_watch_with_a_failing_endpoint_keeps_watching_and_changes_nothing(
             assert cli("-w", str(ws), "append", "- [durable] User lives in Lyon.").rc == 0
             assert _wait_until(lambda: any("Dream finished: failed" in line
                                            for line in err_lines)), err_lines
-            time.sleep(0.5)  # no retry storm: the next attempt waits for new history
+            # No retry storm: the next attempt waits for new history. Let the loop take more
+            # steps (a hand edit, committed only after the debounce), then count the requests.
+            user = ws / "USER.md"
+            user.write_text(user.read_text().replace(FACTS, FACTS + "- Hand edit: call me Ana\n"))
+            assert _wait_until(lambda: subjects(ws)[0].startswith("manual:")), err_lines
             assert len(fake.requests) == 1
             assert proc.poll() is None  # still watching
         finally:
             _stop(proc, reader)
     assert proc.returncode == 0
-    assert subjects(ws) == before
+    assert subjects(ws)[1:] == before  # only the hand edit was committed
+    assert "Lyon" not in (ws / "USER.md").read_text()
     assert cli("-w", str(ws), "status", "--json").json()["pending"] == 1
     assert API_KEY not in "".join(err_lines)

@@ -8,8 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from nanomem.cli import main
 from tests.fakellm import FakeLLM
+
+pytestmark = pytest.mark.slow  # every test here starts a process or a server
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO_ROOT / "examples" / "agent_loop.py"

@@ -157,6 +157,7 @@ def test_fakellm_expect_tool_choice_flags_a_missing_field() -> None:
         _post(fake, {"model": "m", "messages": USER, "tools": [TOOL]})
 
 
+@pytest.mark.slow
 def test_fakellm_serve_answers_over_real_http() -> None:
     fake = FakeLLM()
     fake.enqueue_text("over the wire")
@@ -167,6 +168,7 @@ def test_fakellm_serve_answers_over_real_http() -> None:
     assert fake.recorded[0].path == "/v1/chat/completions"
 
 
+@pytest.mark.slow
 def test_fakellm_serve_answers_500_and_raises_on_exit_when_queue_is_empty() -> None:
     fake = FakeLLM()
     with pytest.raises(AssertionError, match="no reply is queued"):
@@ -176,6 +178,7 @@ def test_fakellm_serve_answers_500_and_raises_on_exit_when_queue_is_empty() -> N
             assert "FakeLLM" in reply.json()["error"]["message"]
 
 
+@pytest.mark.slow
 def test_fakellm_serve_timeout_closes_without_answer() -> None:
     fake = FakeLLM()
     fake.enqueue_timeout(delay=2.0)

@@ -41,6 +41,7 @@ def test_file_lock_non_blocking_acquire_fails_while_another_holder_has_it(tmp_pa
     second.release()
 
 
+@pytest.mark.slow
 def test_file_lock_excludes_another_process(tmp_path: Path) -> None:
     path = tmp_path / ".lock"
     script = textwrap.dedent(

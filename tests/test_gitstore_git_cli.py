@@ -10,7 +10,10 @@ import pytest
 from tests.gitstore_fixtures import append, git, git_bytes, open_store
 from nanomem.versions.gitstore import locate_git_dir
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git CLI")
+pytestmark = [
+    pytest.mark.slow,  # every test here runs the git CLI
+    pytest.mark.skipif(shutil.which("git") is None, reason="needs the git CLI"),
+]
 
 
 def _tree_paths(git_dir: Path) -> list[str]:

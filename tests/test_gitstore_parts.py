@@ -79,6 +79,7 @@ def test_ancestry_cache_answers_correctly_after_head_moves_and_rewrites(tmp_path
     assert cache.contains(b"c" * 20, b"b" * 20, parents_of)
 
 
+@pytest.mark.slow
 def test_restore_refuses_commit_dropped_by_a_git_reset(workspace: Path) -> None:
     store = open_store(workspace)
     init = store.head()

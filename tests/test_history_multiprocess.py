@@ -17,7 +17,7 @@ from nanomem.store.workspace import Workspace
 pytestmark = pytest.mark.slow
 
 APPENDER = """
-import json, sys, time
+import json, os, sys, time
 from pathlib import Path
 from nanomem.config import Config
 from nanomem.store.history import History
@@ -25,6 +25,7 @@ from nanomem.store.workspace import Workspace
 root, name, count, keep = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 history = History(Workspace(root), Config(max_history_entries=keep))
 go = root / "go"
+(root / f"ready-{os.getpid()}").touch()
 while not go.exists():
     time.sleep(0.002)
 cursors = [history.append(f"{name} entry {i} " + "x" * (i * 37 % 300)) for i in range(count)]
@@ -32,7 +33,7 @@ print(json.dumps(cursors))
 """
 
 COMPACTOR = """
-import sys, time
+import os, sys, time
 from pathlib import Path
 from nanomem.config import Config
 from nanomem.store.history import History
@@ -40,6 +41,7 @@ from nanomem.store.workspace import Workspace
 root, rounds = Path(sys.argv[1]), int(sys.argv[2])
 history = History(Workspace(root), Config(max_history_entries=3))
 go = root / "go"
+(root / f"ready-{os.getpid()}").touch()
 while not go.exists():
     time.sleep(0.002)
 for _ in range(rounds):
@@ -48,12 +50,24 @@ for _ in range(rounds):
 """
 
 
+def wait_until_ready(root: Path, procs: list[subprocess.Popen[str]], timeout: float = 60.0) -> None:
+    """Wait until every process has imported nanomem and waits at the start line."""
+    deadline = time.monotonic() + timeout
+    waiting = list(procs)
+    while waiting and time.monotonic() < deadline:
+        for proc in waiting:
+            assert proc.poll() is None, proc.communicate()[1]
+        waiting = [p for p in waiting if not (root / f"ready-{p.pid}").exists()]
+        time.sleep(0.01)
+    assert not waiting, f"{len(waiting)} processes never reached the start line"
+
+
 def run_processes(root: Path, commands: list[list[str]]) -> list[str]:
     procs = [
         subprocess.Popen([sys.executable, "-c", *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for cmd in commands
     ]
-    time.sleep(0.3)  # let every process import and wait at the start line
+    wait_until_ready(root, procs)
     (root / "go").write_text("go")
     outputs = []
     for proc in procs:

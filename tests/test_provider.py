@@ -51,7 +51,7 @@ class Endpoint:
     mode: str
 
 
-@pytest.fixture(params=["mock", "server"])
+@pytest.fixture(params=["mock", pytest.param("server", marks=pytest.mark.slow)])
 def endpoint(request: pytest.FixtureRequest) -> Iterator[Endpoint]:
     fake = FakeLLM()
     if request.param == "mock":
@@ -212,6 +212,7 @@ def test_provider_never_puts_the_key_in_errors_or_logs(
     assert KEY not in repr(_provider(endpoint, SleepRecorder()))
 
 
+@pytest.mark.slow
 def test_provider_never_puts_the_key_in_connection_errors(caplog: pytest.LogCaptureFixture) -> None:
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))

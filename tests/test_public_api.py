@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import nanomem
 
 
@@ -26,6 +28,7 @@ def test_public_api_offers_memory_and_its_result_types() -> None:
     assert nanomem.__version__.count(".") == 2
 
 
+@pytest.mark.slow
 def test_public_api_hot_path_import_does_not_load_git() -> None:
     import subprocess
     import sys

@@ -355,6 +355,7 @@ def _scripted_endpoint(fake) -> None:
     fake.on_request = on_request
 
 
+@pytest.mark.slow
 def test_score_conversation_drives_an_openai_compatible_endpoint_over_http(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

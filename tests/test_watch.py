@@ -243,6 +243,7 @@ def test_watcher_with_a_real_observer_commits_an_edit_and_ignores_its_own_files(
     assert set(watcher.noted) == {"USER.md"}
 
 
+@pytest.mark.slow
 def test_cli_watch_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     assert main(["init", str(root)], stdout=io.StringIO()) == 0
