@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nanomem.text.entropy import find_hex_tokens, find_random_tokens, looks_random
 from nanomem.text.redact import KINDS, find_secrets, redact
+from tests.secret_kinds import FAKES, FALSE_POSITIVES, MORE_FAKES, Fake
 
 PRIVATE_KEY = (
     "-----BEGIN OPENSSH PRIVATE KEY-----\n"
@@ -102,8 +104,53 @@ def test_redact_private_key_block_without_end_line_is_still_removed() -> None:
 
 
 def test_redact_kinds_cover_every_documented_kind() -> None:
-    covered = {kind for kind, _ in SECRETS} | {"bearer-token", "password"}
+    covered = {kind for kind, _ in SECRETS} | {f.kind for f in FAKES + MORE_FAKES}
     assert covered == set(KINDS)
+
+
+def test_secret_kinds_table_has_one_fake_per_kind_of_the_issue() -> None:
+    assert len({f.name for f in FAKES}) == len(FAKES) == 27
+
+
+@pytest.mark.parametrize("fake", FAKES + MORE_FAKES, ids=lambda f: f.name)
+def test_redact_removes_every_kind_of_the_secret_kinds_table(fake: Fake) -> None:
+    result = redact(fake.text)
+    assert fake.marker not in result.text
+    assert f"[REDACTED:{fake.kind}]" in result.text
+    assert redact(result.text).total == 0
+
+
+@pytest.mark.parametrize("text", FALSE_POSITIVES)
+def test_redact_leaves_the_false_positive_table_alone(text: str) -> None:
+    result = redact(text)
+    assert result.text == text
+    assert result.total == 0
+
+
+def test_redact_keeps_the_text_around_a_password_in_prose() -> None:
+    result = redact("my password is hunter2!x, remember it")
+    assert result.text == "my password is [REDACTED:password], remember it"
+
+
+def test_redact_takes_the_host_after_the_last_at_of_a_url_password() -> None:
+    result = redact("postgres://app:p@ssw0rd!7@db.example.com:5432/prod")
+    assert result.text == "postgres://app:[REDACTED:password]@db.example.com:5432/prod"
+
+
+def test_entropy_rule_tells_random_tokens_from_identifiers() -> None:
+    assert looks_random("x9Yq2WvR7tLp4KzM8nB3cD6fAb1")
+    assert not looks_random("getUserAccountById2FastPath")
+    assert not looks_random("x9yq2wvr7tlp4kzm8nb3cd6fab1")  # one case only
+    assert not looks_random("x9Yq2WvR7tLp4KzM8nB3")  # under 24 characters
+    assert find_random_tokens("see /x9Yq2WvR7tLp4KzM8nB3cD6fAb1/") == ["x9Yq2WvR7tLp4KzM8nB3cD6fAb1"]
+
+
+def test_hex_rule_spares_git_shas_but_not_other_lengths() -> None:
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    assert find_hex_tokens(sha) == []
+    assert find_hex_tokens(sha.upper()) == [(0, 40)]
+    assert find_hex_tokens(sha + "89") == [(0, 42)]
+    assert find_hex_tokens("0a" * 20) == []  # too regular: entropy under 3.0
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))

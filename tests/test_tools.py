@@ -330,17 +330,22 @@ def test_permanent_fact_changes_when_batch_holds_matching_correction() -> None:
     assert "- Lives in Porto <!-- permanent -->" in staged.read("USER.md")
 
 
-def test_refusals_never_contain_a_secret() -> None:
+@pytest.mark.parametrize(
+    "secret",
+    [OPENAI_KEY, "sk_live_51H8xYzQ4vLp9Tr2Wm7Kc3Nb6", "hf_Xq7WmR2tLp9Vz4Kc8Nb3Jd6Fg1Hs5Ae0Yu",
+     "3f9c7e5b1d8f2a4c6e9b3d7f1a5c8e20", "GOCSPX-1a2B3c4D5e6F7g8H9i0J1k2L3m"],
+)
+def test_refusals_never_contain_a_secret(secret: str) -> None:
     staged = staged_files()
     attempts = [
-        ToolCall("c", OPENAI_KEY, "{}"),
-        call("read_file", path=OPENAI_KEY),
-        call("write_file", path=f"memory/{OPENAI_KEY}.md", content="x"),
-        call("finish", status=OPENAI_KEY, note="x"),
-        call("edit_file", path="USER.md", old_text=OPENAI_KEY, new_text="x"),
-        call("write_file", path="SOUL.md", content=f"- token {OPENAI_KEY}\n"),
-        call("edit_file", path="USER.md", old_text="Likes tea", new_text=f"Likes tea {OPENAI_KEY}"),
-        call("read_file", path="USER.md", extra=OPENAI_KEY),
+        ToolCall("c", secret, "{}"),
+        call("read_file", path=secret),
+        call("write_file", path=f"memory/{secret}.md", content="x"),
+        call("finish", status=secret, note="x"),
+        call("edit_file", path="USER.md", old_text=secret, new_text="x"),
+        call("write_file", path="SOUL.md", content=f"- token {secret}\n"),
+        call("edit_file", path="USER.md", old_text="Likes tea", new_text=f"Likes tea {secret}"),
+        call("read_file", path="USER.md", extra=secret),
     ]
     for attempt in attempts:
         outcome = execute_tool_call(attempt, staged, context())
@@ -348,8 +353,8 @@ def test_refusals_never_contain_a_secret() -> None:
         recorded = json.dumps(
             [outcome.tool, outcome.path, outcome.result, outcome.reason, dict(outcome.arguments or {})]
         )
-        assert OPENAI_KEY not in recorded, recorded
-        assert OPENAI_KEY[:20] not in recorded, recorded
+        assert secret not in recorded, recorded
+        assert secret[4:20] not in recorded, recorded
     assert staged.changed_paths() == []
 
 

@@ -9,26 +9,40 @@ Every text bound for ``history.jsonl``, the markdown files or git passes through
 >>> dict(r.counts)
 {'openai-key': 1}
 
-Kinds: ``openai-key``, ``anthropic-key``, ``aws-key``, ``github-token``, ``slack-token``,
-``google-key``, ``bearer-token``, ``jwt``, ``private-key``, ``password``.
+Kinds (:data:`KINDS`): provider formats (``openai-key``, ``anthropic-key``, ``stripe-key``,
+``slack-webhook``, ``sendgrid-key``, ``huggingface-token``, ``google-oauth-secret``,
+``azure-key``, ``aws-key``, ``github-token``, ``slack-token``, ``google-key``), ``jwt``,
+``private-key``, ``bearer-token``, ``password`` (assignments, ``PGPASSWORD=``-style environment
+variables, URL credentials, "my password is …" in prose), and two rules without a prefix
+(:mod:`nanomem.text.entropy`): ``hex-token`` and ``random-token``. The table of formats is
+:mod:`nanomem.text.secretpatterns`; ``docs/redaction.md`` explains each with an example.
 
 For assignments (``password=…``, ``api_key: …``) and headers (``Authorization: Bearer …``)
 only the value is replaced, so the text still says what was there:
 ``password=[REDACTED:password]``. Ordinary prose and identifiers such as ``KX-7731`` are left
-alone: provider keys must carry their provider's prefix, enough length and at least one digit.
+alone: provider keys must carry their provider's prefix, enough length and at least one digit;
+40-character lower-case hex (git object ids) is never redacted.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+
+from nanomem.text.entropy import MAX_THRESHOLD, find_hex_tokens, random_token_spans, shannon_entropy
+from nanomem.text.secretpatterns import RULES
 
 KINDS: tuple[str, ...] = (
     "private-key",
     "anthropic-key",
     "openai-key",
+    "stripe-key",
+    "slack-webhook",
+    "sendgrid-key",
+    "huggingface-token",
+    "google-oauth-secret",
+    "azure-key",
     "aws-key",
     "github-token",
     "slack-token",
@@ -36,83 +50,8 @@ KINDS: tuple[str, ...] = (
     "jwt",
     "bearer-token",
     "password",
-)
-
-# A token must not continue a longer word: no letter, digit, '_' or '-' right before it.
-_START = r"(?<![A-Za-z0-9_\-])"
-_END = r"(?![A-Za-z0-9_\-])"
-_HAS_DIGIT = r"(?=[A-Za-z_\-]*[0-9])"
-
-_ASSIGNED_NAMES = (
-    r"password|passwd|passphrase|pwd|secret|client[_-]?secret|secret[_-]?key|api[_-]?key|apikey"
-    r"|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|aws_secret_access_key"
-)
-
-# (kind, pattern, group): ``group`` is the part that gets replaced (0 = whole match).
-# Earlier patterns win when two matches overlap.
-_PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    (
-        "private-key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-            r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|[A-Za-z0-9+/=\s:\-,]*)"
-        ),
-        0,
-    ),
-    ("anthropic-key", re.compile(_START + r"sk-ant-" + _HAS_DIGIT + r"[A-Za-z0-9_\-]{20,}"), 0),
-    (
-        "openai-key",
-        re.compile(
-            _START + r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?" + _HAS_DIGIT + r"[A-Za-z0-9_\-]{20,}"
-        ),
-        0,
-    ),
-    ("aws-key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-     0),
-    (
-        "aws-key",
-        re.compile(
-            r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?"
-            r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
-        ),
-        1,
-    ),
-    (
-        "github-token",
-        re.compile(
-            _START + r"(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"
-            + _END
-        ),
-        0,
-    ),
-    ("slack-token", re.compile(_START + r"xox[baprs]-" + _HAS_DIGIT + r"[A-Za-z0-9\-]{10,}"), 0),
-    ("google-key", re.compile(_START + r"AIza[0-9A-Za-z_\-]{35}" + _END), 0),
-    (
-        "jwt",
-        re.compile(_START + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
-        0,
-    ),
-    (
-        "bearer-token",
-        re.compile(r"(?i:authorization)\s*[:=]\s*[\"']?(?i:bearer|token)\s+"
-                   r"([A-Za-z0-9\-._~+/]{8,}=*)"),
-        1,
-    ),
-    (
-        "bearer-token",
-        re.compile(r"\b(?i:bearer)\s+(" + _HAS_DIGIT + r"[A-Za-z0-9\-._~+/]{16,}=*)"),
-        1,
-    ),
-    (
-        "password",
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9])[\"']?(?:" + _ASSIGNED_NAMES + r")[\"']?\s*[:=]\s*(?!\[REDACTED:)"
-            r"(\"[^\"\n]+\"|'[^'\n]+'|[^\s,;\"'<>]{4,})"
-        ),
-        1,
-    ),
-    # credentials in a URL: scheme://user:pass@host
-    ("password", re.compile(r"(?<=://)[^/\s:@]+:(?!\[REDACTED:)([^/\s@]{3,})@"), 1),
+    "hex-token",
+    "random-token",
 )
 
 
@@ -145,14 +84,21 @@ def find_secrets(text: str) -> list[SecretMatch]:
     ['aws-key']
     """
     found: list[SecretMatch] = []
-    for kind, pattern, group in _PATTERNS:
-        for match in pattern.finditer(text):
-            start, end = match.span(group)
-            if start == end:
-                continue
-            if any(start < other.end and other.start < end for other in found):
-                continue
+
+    def add(kind: str, start: int, end: int) -> None:
+        if start < end and not any(start < other.end and other.start < end for other in found):
             found.append(SecretMatch(kind, start, end))
+
+    for rule in RULES:
+        for match in rule.pattern.finditer(text):
+            start, end = match.span(rule.group)
+            if rule.must_look_random and shannon_entropy(text[start:end]) < MAX_THRESHOLD:
+                continue
+            add(rule.kind, start, end)
+    for start, end in find_hex_tokens(text):
+        add("hex-token", start, end)
+    for start, end in random_token_spans(text):
+        add("random-token", start, end)
     found.sort(key=lambda m: m.start)
     return found
 

@@ -1,0 +1,168 @@
+"""The table of secret patterns that :mod:`nanomem.text.redact` applies (pure data).
+
+Each row is ``(kind, pattern, group)``; ``group`` is the part that is replaced (0 = the whole
+match), so for assignments (``password=…``), headers (``Authorization: Bearer …``) and URLs
+(``postgres://user:…@host``) the name stays and only the value goes. Earlier rows win when
+two matches overlap, so specific provider formats come before the generic rules. The rules
+for tokens without any prefix (entropy, long hex) live in :mod:`nanomem.text.entropy`.
+
+``docs/redaction.md`` lists every kind with an example.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One secret format: matches of ``pattern`` (its ``group``) are redacted as ``kind``;
+    with ``must_look_random`` only when the match also reaches the entropy threshold."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    group: int = 0
+    must_look_random: bool = False
+
+# A token must not continue a longer word: no letter, digit, '_' or '-' right before it.
+_START = r"(?<![A-Za-z0-9_\-])"
+_END = r"(?![A-Za-z0-9_\-])"
+_HAS_DIGIT = r"(?=[A-Za-z_\-]*[0-9])"
+
+_ASSIGNED_NAMES = (
+    r"password|passwd|passphrase|pwd|secret|client[_-]?secret|secret[_-]?key|api[_-]?key|apikey"
+    r"|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|aws_secret_access_key"
+)
+
+# Environment-variable style names: upper case, the LAST part names a credential
+# (PGPASSWORD, DB_PASSWORD, GITHUB_TOKEN, STRIPE_SECRET, MY_API_KEY); MAX_TOKENS does not.
+_ENV_NAME = (
+    r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*?"
+    r"(?:PASSWORD|PASSWD|PASSPHRASE|PWD|SECRET|SECRET_KEY|TOKEN|API_KEY|APIKEY|ACCESS_KEY"
+    r"|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?)"
+)
+# The value of an assignment: quoted, or a run without spaces; never an earlier redaction.
+_VALUE = r"(?!\[REDACTED:)(\"[^\"\n]+\"|'[^'\n]+'|[^\s,;\"'<>]{4,})"
+
+# Prose: "my password is hunter2!x", "the wifi password: X7k…", "密码是…". The value must
+# hold a digit or a symbol (so "the password is correct" stays) and loses trailing
+# sentence punctuation.
+_PROSE_VALUE = (
+    r"[\"'“]?((?=[^\s\"'”]*[0-9!#$%&*+/=?@^~])[^\s\"'”]{4,}?)[\"'”]?(?=[.,;:!?)]*(?:\s|$))"
+)
+
+_ROWS: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    (
+        "private-key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+            r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|[A-Za-z0-9+/=\s:\-,]*)"
+        ),
+        0,
+    ),
+    ("anthropic-key", re.compile(_START + r"sk-ant-" + _HAS_DIGIT + r"[A-Za-z0-9_\-]{20,}"), 0),
+    (
+        "openai-key",
+        re.compile(
+            _START + r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?" + _HAS_DIGIT + r"[A-Za-z0-9_\-]{20,}"
+        ),
+        0,
+    ),
+    ("stripe-key", re.compile(_START + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _END), 0),
+    (
+        "slack-webhook",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"),
+        0,
+    ),
+    (
+        "sendgrid-key",
+        re.compile(_START + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,50}" + _END),
+        0,
+    ),
+    ("huggingface-token", re.compile(_START + r"hf_[A-Za-z0-9]{30,}" + _END), 0),
+    ("google-oauth-secret", re.compile(_START + r"GOCSPX-[A-Za-z0-9_\-]{20,}" + _END), 0),
+    (
+        "azure-key",
+        re.compile(
+            r"(?i)(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*"
+            r"([A-Za-z0-9+/%&=:\-]{20,}?)(?=;|\s|$|\"|')"
+        ),
+        1,
+    ),
+    ("aws-key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+     0),
+    (
+        "aws-key",
+        re.compile(
+            r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?"
+            r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        1,
+    ),
+    (
+        "github-token",
+        re.compile(
+            _START + r"(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"
+            + _END
+        ),
+        0,
+    ),
+    ("slack-token", re.compile(_START + r"xox[baprs]-" + _HAS_DIGIT + r"[A-Za-z0-9\-]{10,}"), 0),
+    ("google-key", re.compile(_START + r"AIza[0-9A-Za-z_\-]{35}" + _END), 0),
+    (
+        "jwt",
+        re.compile(_START + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
+        0,
+    ),
+    (
+        "bearer-token",
+        re.compile(r"(?i:authorization)\s*[:=]\s*[\"']?(?i:bearer|token)\s+"
+                   r"([A-Za-z0-9\-._~+/]{8,}=*)"),
+        1,
+    ),
+    (
+        "bearer-token",
+        re.compile(r"\b(?i:bearer)\s+(" + _HAS_DIGIT + r"[A-Za-z0-9\-._~+/]{16,}=*)"),
+        1,
+    ),
+    # credentials in a URL: scheme://user:pass@host; the password may itself hold '@' (the
+    # host is what follows the LAST '@' before the path)
+    (
+        "password",
+        re.compile(r"(?<=://)[^/\s:@]+:(?!\[REDACTED:)([^\s/]{3,})@(?=[^@\s/]+(?:[/?#\s]|$))"),
+        1,
+    ),
+    ("password", re.compile(_ENV_NAME + r"\s*=\s*" + _VALUE), 1),
+    (
+        "password",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])[\"']?(?:" + _ASSIGNED_NAMES + r")[\"']?[ \t]*[:=][ \t]*" + _VALUE
+        ),
+        1,
+    ),
+    (
+        "password",
+        re.compile(
+            r"(?i)\b(?:password|passphrase|passcode|passwd|pin code|wi-?fi key)"
+            r"(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?[\w.\-]+)?"
+            r"\s*(?:is|was|=|:|-)\s*(?:now\s+)?" + _PROSE_VALUE
+        ),
+        1,
+    ),
+    ("password", re.compile(r"(?:密码|口令)\s*(?:是|为|：|:)\s*(?!\[REDACTED:)" + r"([^\s，。；、]{4,})"), 1),
+)
+
+RULES: tuple[Rule, ...] = (
+    *(Rule(kind, pattern, group) for kind, pattern, group in _ROWS),
+    # an unlabelled AWS secret access key: exactly 40 base64 characters with a '/' or '+',
+    # mixed case and digits, and random (entropy >= 4.3); one without '/' or '+' is left to
+    # the entropy rule
+    Rule(
+        "aws-key",
+        re.compile(r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
+                   r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
+                   r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
+        must_look_random=True,
+    ),
+)

@@ -1,0 +1,138 @@
+"""The secret-kinds table of issue 11: one realistic fake per kind, as a user would paste it.
+
+Each :class:`Fake` has the sentence a user types, the ``[REDACTED:<kind>]`` it must become,
+and the ``marker``: the part of the secret that must appear nowhere afterwards (history,
+memory files, git objects, the Dream prompt, stdout). All values are invented; none is live.
+
+The first 16 kinds were already caught before issue 11; the last 11 are the ones its
+fault-injection run found leaking. ``FALSE_POSITIVES`` is text that must stay as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Fake:
+    name: str  # the kind as the issue counts it
+    kind: str  # the [REDACTED:<kind>] it becomes
+    text: str  # what the user says
+    marker: str  # must not survive anywhere
+
+
+_PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq7BFUqs3lQmjVXMTfKXlT3\n"
+    "Zb9Qk1nT7xPj2vL8mW4cR6sY0dF3gH5jK7lN9pQ==\n-----END RSA PRIVATE KEY-----"
+)
+_JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhbmEtNDIiLCJyb2xlIjoiYWRtaW4ifQ"
+    ".Qm7xK2pL9vR4tW8zB3nC6dF1hJ5kM0sA"
+)
+
+FAKES: tuple[Fake, ...] = (
+    # caught before issue 11
+    Fake("openai", "openai-key", "my OpenAI key is sk-proj-Tq3vX9bL2mN7pR4sW8yZ1cF6hJ0kD5gA ok",
+         "Tq3vX9bL2mN7pR4sW8yZ1cF6hJ0kD5gA"),
+    Fake("anthropic", "anthropic-key", "use sk-ant-api03-Pw8Xc2Vb6Nm4Lk9Jh3Gf7Ds1Aq5Zr0Ty-QQQQ",
+         "Pw8Xc2Vb6Nm4Lk9Jh3Gf7Ds1Aq5Zr0Ty"),
+    Fake("aws-access-key-id", "aws-key", "the access key id is AKIAQ3EXAMPLE7JH2PKD",
+         "AKIAQ3EXAMPLE7JH2PKD"),
+    Fake("aws-secret-labelled", "aws-key",
+         "aws_secret_access_key = Hq7Rt2Lp9Vx4Kz8Wm3Nb6Cd1Fg5Js0Ae+Yu/Io3P",
+         "Hq7Rt2Lp9Vx4Kz8Wm3Nb6Cd1Fg5Js0Ae+Yu/Io3P"),
+    Fake("github-classic", "github-token", "deploy token ghp_R4nD0mT0k3nV4lu3Xy7Zq2Wp9Lm5Kj8Hg3F",
+         "R4nD0mT0k3nV4lu3Xy7Zq2Wp9Lm5Kj8Hg3F"),
+    Fake("github-fine-grained", "github-token",
+         "token github_pat_11AB2CD3E0q8Wx7Zr5Tp_Lm4Nk9Jh2Gf6Ds1Aq3Zr8Ty5Uv0Wx",
+         "11AB2CD3E0q8Wx7Zr5Tp_Lm4Nk9Jh2Gf6Ds1Aq3Zr8Ty5Uv0Wx"),
+    Fake("slack-bot-token", "slack-token", "bot token xoxb-2620093452-5738291046-Zq8Wx2Rt6Yp4Lm9Kj",
+         "5738291046-Zq8Wx2Rt6Yp4Lm9Kj"),
+    Fake("google-api-key", "google-key", "maps key AIzaSyB7q2Xr9Lm4Kp8Wz3Nt6Vc1Hj5Gd0FsQeW",
+         "AIzaSyB7q2Xr9Lm4Kp8Wz3Nt6Vc1Hj5Gd0FsQeW"),
+    Fake("jwt", "jwt", f"session {_JWT} expires", "Qm7xK2pL9vR4tW8zB3nC6dF1hJ5kM0sA"),
+    Fake("private-key", "private-key", f"the deploy key:\n{_PEM}\nkeep it", "MIIEowIBAAKCAQEAq7BFUqs3"),
+    Fake("bearer-header", "bearer-token", "curl -H 'Authorization: Bearer 9fK2mQ7xLp4vRt8wZb3n'",
+         "9fK2mQ7xLp4vRt8wZb3n"),
+    Fake("bearer-prose", "bearer-token", "send bearer mF8kQ2xLp9vRt4wZb7nC3d with it",
+         "mF8kQ2xLp9vRt4wZb7nC3d"),
+    Fake("password-assignment", "password", "login with password=Tr0ub4dor&3x today",
+         "Tr0ub4dor&3x"),
+    Fake("api-key-json", "password", 'config {"api_key": "k-9f8e7d6c5b4a"} set', "k-9f8e7d6c5b4a"),
+    Fake("client-secret", "password", "client_secret: 8Qw2Er4Ty6Ui8Op0As for the app",
+         "8Qw2Er4Ty6Ui8Op0As"),
+    Fake("url-credentials", "password", "db at postgres://admin:pa55word99@db.internal/app",
+         "pa55word99"),
+    # leaked before issue 11
+    Fake("stripe", "stripe-key", "Stripe live key sk_live_51H8xYzQ4vLp9Tr2Wm7Kc3Nb6 and restricted "
+         "rk_live_51H8xYzR5wMq0Us3Xn8Ld4Oc7", "H8xYzQ4vLp9Tr2Wm7Kc3Nb6"),
+    Fake("slack-webhook", "slack-webhook",
+         "alerts go to https://hooks.slack.com/services/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",
+         "x9Yq2WvR7tLp4KzM8nB3cD6f"),
+    Fake("sendgrid", "sendgrid-key",
+         "mail with 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",
+         "qR7sT9uV1wX3yZ5aB7cD9eF1gH3iJ5kL7mN9oP1qR3s"),
+    Fake("huggingface", "huggingface-token", "HF token hf_Xq7WmR2tLp9Vz4Kc8Nb3Jd6Fg1Hs5Ae0Yu",
+         "Xq7WmR2tLp9Vz4Kc8Nb3Jd6Fg1Hs5Ae0Yu"),
+    Fake("google-oauth", "google-oauth-secret", "OAuth client secret GOCSPX-1a2B3c4D5e6F7g8H9i0J1k2L3m",
+         "1a2B3c4D5e6F7g8H9i0J1k2L3m"),
+    Fake("azure-connection-string", "azure-key",
+         "DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey=Zm9vYmFyYmF6cXV4cXV1eGNv"
+         "cmdlZ3JhdWx0Z2FycGx5d2FsZG9maXh5eg==;EndpointSuffix=core.windows.net",
+         "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG9maXh5eg"),
+    Fake("env-password", "password", "run it with export PGPASSWORD=Winter2026xQ first",
+         "Winter2026xQ"),
+    Fake("url-password-with-at", "password",
+         "prod is postgres://app:p@ssw0rd!7@db.example.com:5432/prod now", "ssw0rd!7"),
+    Fake("password-in-prose", "password", "my password is hunter2!x, remember it", "hunter2!x"),
+    Fake("aws-secret-unlabelled", "aws-key",
+         "and the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKE ok",
+         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKE"),
+    Fake("long-hex-token", "hex-token",
+         "the Datadog API key 3f9c7e5b1d8f2a4c6e9b3d7f1a5c8e20 works",
+         "3f9c7e5b1d8f2a4c6e9b3d7f1a5c8e20"),
+)
+
+# More fakes for the unit table (same kinds, other shapes).
+MORE_FAKES: tuple[Fake, ...] = (
+    Fake("stripe-restricted", "stripe-key", "rk_live_51H8xYzR5wMq0Us3Xn8Ld4Oc7", "R5wMq0Us3Xn8Ld4Oc7"),
+    Fake("stripe-test", "stripe-key", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
+    Fake("env-token", "password", "GITHUB_TOKEN=Zq8Wx2Rt6Yp4Lm9Kj3Hg ./deploy.sh", "Zq8Wx2Rt6Yp4Lm9Kj3Hg"),
+    Fake("env-secret", "password", "MY_APP_SECRET='s3cr3t-Value-77'", "s3cr3t-Value-77"),
+    Fake("env-db-password", "password", "DB_PASSWORD=\"correct horse 9\"", "correct horse 9"),
+    Fake("prose-password-for", "password", "The password for the router is Xk9#mQ2p.", "Xk9#mQ2p"),
+    Fake("prose-password-chinese", "password", "我的密码是hunter2!x，别忘了", "hunter2!x"),
+    Fake("azure-sas", "azure-key",
+         "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=root;"
+         "SharedAccessKey=Q2xvdWRLZXlGb3JUZXN0aW5nT25seTEyMzQ1Njc4OTA=",
+         "Q2xvdWRLZXlGb3JUZXN0aW5nT25seTEyMzQ1Njc4OTA"),
+    Fake("hex-64", "hex-token", "signing secret 9b2e7f4a1c8d3e6f0a5b9c2d7e4f1a8b3c6d9e0f2a5b8c1d4e7f0a3b6c9d2e5f",
+         "9b2e7f4a1c8d3e6f0a5b9c2d7e4f1a8b3c6d9e0f2a5b8c1d4e7f0a3b6c9d2e5f"),
+    Fake("random-token", "random-token", "the invite code is x9Yq2WvR7tLp4KzM8nB3cD6fAb1", "x9Yq2WvR7tLp4KzM8nB3cD6fAb1"),
+    Fake("aws-secret-no-slash", "random-token", "secret Hq7Rt2Lp9Vx4Kz8Wm3Nb6Cd1Fg5Js0AeYu2Io3Pq",
+         "Hq7Rt2Lp9Vx4Kz8Wm3Nb6Cd1Fg5Js0AeYu2Io3Pq"),
+)
+
+# Must pass through redaction unchanged.
+FALSE_POSITIVES: tuple[str, ...] = (
+    "Contract KX-7731 is due on 2025-03-14; budget 40,000 EUR.",
+    "Restore with /dream-restore 0123456789abcdef0123456789abcdef01234567 if needed.",
+    "commit 3f9175f fixed it; see e5c54c8d and 1a0240f.",
+    "request id 550e8400-e29b-41d4-a716-446655440000 failed",
+    "Call +33 6 12 34 56 78 or 0612345678 before 18:30.",
+    "Order #1234567890123456789012345678901234567890 is a number, not a key.",
+    "See https://github.com/anthropics/claude-code/blob/main/README.md and docs/api/v2/index.html",
+    "Email ana.lopez@example.com about the 2026-Q3 roadmap.",
+    "Use getUserAccountById2Fast and HTTPServer2ConnectionPool in the Python3_11_BuildHelper.",
+    "risk-assessment-framework-2025-for-the-quarter",
+    "The password is correct and the token budget is 6000 tokens.",
+    "She reset her password yesterday; my password is long and private.",
+    "max_tokens=4096, MAX_TOKENS=4096 and TOKEN_LIMIT=5000 are settings.",
+    "export PATH=/usr/local/bin:$PATH and HOME=/home/ana",
+    "iPhone15ProMaxCase2024 and en_US-UTF8-Locale2026Data are product names.",
+    "The file /usr/local/lib/python3.11/site-packages/dulwich/objects.py is long.",
+    "Dream-Cursor: 42 and Batch: 30-42 are trailers.",
+    "- [durable] User prefers metric units <!-- permanent -->",
+    "用户喜欢喝茶，不喝咖啡。密码学是她的专业。",
+    "Always answer in metric units.",
+)
