@@ -5,13 +5,25 @@ Precedence (DESIGN §6): CLI flags > environment > ``nanomem.toml`` > defaults::
     cfg = load_config(Path("ws"), overrides={"provider": "openai"})
     cfg.provider        # 'openai'
 
-Environment: ``NANOMEM_PROVIDER``, ``NANOMEM_BASE_URL``, ``NANOMEM_API_KEY``, ``NANOMEM_MODEL``.
+Environment: ``NANOMEM_PROVIDER``, ``NANOMEM_BASE_URL``, ``NANOMEM_API_KEY``, ``NANOMEM_MODEL``,
+``NANOMEM_CONSOLIDATE_MODEL``, ``NANOMEM_DREAM_MODEL``.
 ``nanomem.toml`` uses sections whose keys are the field names below, e.g.::
 
     [provider]
     name = "openai"            # or "offline"
     base_url = "http://localhost:11434/v1"
     model = "qwen2.5:7b"
+    dream_model = "qwen2.5:32b"          # optional: a model per stage
+
+    [provider.headers]                   # sent with every request
+    "HTTP-Referer" = "https://example.org"
+    "X-Gateway-Token" = { env = "GATEWAY_TOKEN" }   # secrets come from the environment only
+
+    [provider.query]                     # added to every URL (Azure: api-version)
+    api-version = "2024-10-21"
+
+    [provider.body]                      # extra request fields (OpenRouter: provider routing)
+    provider = { require_parameters = true }
 
     [caps]
     "USER.md" = 6000
@@ -23,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,6 +68,13 @@ class Config:
     model: str | None = None
     request_timeout: float = 60.0
     max_retries: int = 3
+    consolidate_model: str | None = None
+    dream_model: str | None = None
+    headers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    query: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    extra_body: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    auth_header: str = "authorization"
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # values read from the environment
     # consolidator (hot path)
     context_window: int = 65_536
     max_completion_tokens: int = 4_096
@@ -98,6 +118,12 @@ _TOML_SECTIONS: dict[str, dict[str, str]] = {
         "model": "model",
         "request_timeout": "request_timeout",
         "max_retries": "max_retries",
+        "consolidate_model": "consolidate_model",
+        "dream_model": "dream_model",
+        "auth_header": "auth_header",
+        "headers": "headers",
+        "query": "query",
+        "body": "extra_body",
     },
     "consolidate": {
         "context_window": "context_window",
@@ -128,7 +154,12 @@ _ENV = {
     "NANOMEM_BASE_URL": "base_url",
     "NANOMEM_API_KEY": "api_key",
     "NANOMEM_MODEL": "model",
+    "NANOMEM_CONSOLIDATE_MODEL": "consolidate_model",
+    "NANOMEM_DREAM_MODEL": "dream_model",
 }
+# [provider.X] tables: name -> value (a string, or { env = "VAR" } for a secret)
+_TABLES = {"headers": "headers", "query": "query", "extra_body": "body"}
+_SECRET_NAME = re.compile(r"(?i)auth|key|token|secret|passw|cookie|signature|credential")
 
 
 def load_config(
@@ -147,6 +178,12 @@ def load_config(
     toml_path = Path(workspace_root) / "nanomem.toml"
     values.update(_read_toml(toml_path))
     labels = {name: _toml_label(toml_path, name) for name in values}
+    secrets: list[str] = []
+    for name, table in _TABLES.items():
+        if name in values:
+            values[name] = _resolve_table(toml_path, table, values[name], environ, secrets)
+    if secrets:
+        values["secrets"] = tuple(secrets)
     for var, name in _ENV.items():
         if environ.get(var):
             values[name] = environ[var]
@@ -274,9 +311,40 @@ def _build(values: dict[str, Any], *, labels: Mapping[str, str]) -> Config:
     return cfg
 
 
+def _resolve_table(path: Path, table: str, raw: Any, environ: Mapping[str, str],
+                   secrets: list[str]) -> Mapping[str, Any]:
+    """A ``[provider.<table>]`` table with ``{ env = "VAR" }`` values read from ``environ``.
+
+    A literal value under a name that looks like a credential is refused: secrets come from
+    the environment only, so that nanomem.toml never holds one.
+    """
+    where = f"{path}: [provider.{table}]"
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where} must be a table of name = value")
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        line = _line_of(path, f"provider.{table}", key)
+        at = f"{path}{f' line {line}' if line else ''}: [provider.{table}] {key!r}"
+        if isinstance(value, Mapping) and set(value) == {"env"}:
+            var = value["env"]
+            if not isinstance(var, str) or not environ.get(var):
+                raise ConfigError(f"{at} reads the environment variable {var!r}, which is not "
+                                  "set; set it or remove the entry")
+            out[key] = environ[var]
+            secrets.append(environ[var])
+            continue
+        if _SECRET_NAME.search(str(key)) and isinstance(value, str):
+            raise ConfigError(f"{at} holds a literal secret; write {key} = {{ env = \"VAR\" }} "
+                              "and set VAR in the environment")
+        if table != "body" and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
+            raise ConfigError(f"{at} must be a string or {{ env = \"VAR\" }}, not {value!r}")
+        out[key] = str(value) if table != "body" else value
+    return MappingProxyType(out)
+
+
 def _coerce(name: str, value: Any, default: Any, label: str) -> Any:
     """Check one value against its default's type; ``label`` says where the value came from."""
-    if name == "file_caps":
+    if name in ("file_caps", "secrets", *_TABLES):
         return value
     if isinstance(default, bool):
         if isinstance(value, bool):

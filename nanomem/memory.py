@@ -46,7 +46,8 @@ from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.store.history import History
 from nanomem.store.memfiles import read_memory_files, redact_memory_files
-from nanomem.engines.openai import make_engine, read_provider_notes
+from nanomem.engines.notes import read_provider_notes
+from nanomem.engines.registry import make_engine
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
 log = logging.getLogger(__name__)

@@ -185,17 +185,14 @@ def render_status(status: Mapping[str, Any]) -> str:
 
 
 def render_provider_notes(notes: Mapping[str, Any]) -> list[str]:
-    """One line per remembered endpoint quirk (``{base_url: {"refused": {field: message}}}``).
+    """One line per remembered endpoint note (see :func:`nanomem.engines.notes.render_notes`).
 
     >>> render_provider_notes({"http://h/v1": {"refused": {"tool_choice": "unsupported"}}})
     ['http://h/v1 refused `tool_choice` (unsupported); it is no longer sent']
     """
-    lines = []
-    for url, note in notes.items():
-        refused = note.get("refused", {}) if isinstance(note, Mapping) else {}
-        for field, message in refused.items():
-            lines.append(f"{url} refused `{field}` ({message}); it is no longer sent")
-    return lines
+    from nanomem.engines.notes import render_notes  # the notes' shape has one home
+
+    return render_notes(notes)
 
 
 def render_sha_error(exc: ShaError) -> str:

@@ -163,6 +163,14 @@ def test_check_archive_reply_accepts_facts_and_drops_skip() -> None:
     assert checked.facts == (("permanent", "Name is Ana."), ("durable", "Likes tea."))
 
 
+def test_check_archive_reply_merges_parallel_archive_calls_in_order() -> None:
+    checked = check_archive_reply(reply(("archive_history", archive(("durable", "Likes tea."))),
+                                        ("archive_history", archive(nothing=True)),
+                                        ("archive_history", archive(("permanent", "Name is Ana.")))))
+    assert checked.reason is None
+    assert checked.facts == (("durable", "Likes tea."), ("permanent", "Name is Ana."))
+
+
 def test_check_archive_reply_accepts_explicit_nothing() -> None:
     checked = check_archive_reply(reply(("archive_history", archive(nothing=True))))
     assert (checked.reason, checked.facts) == (None, ())
@@ -178,9 +186,11 @@ def test_check_archive_reply_accepts_explicit_nothing() -> None:
         (reply(("archive_history", "{not json")), "not valid JSON"),
         (reply(text="Sure! Here is a summary."), "no archive_history tool call"),
         (reply(("archive_history", archive(nothing=True)), finish="length"), "'length'"),
-        (reply(("archive_history", archive(nothing=True)), ("archive_history", archive(nothing=True))),
-         "exactly one"),
-        (reply(("read_file", {})), "exactly one archive_history call, got: read_file"),
+        (reply(("archive_history", archive(nothing=True)), ("read_file", {})),
+         "only archive_history calls, got: archive_history, read_file"),
+        (reply(("archive_history", archive(nothing=True)), ("archive_history", "{bad")),
+         "not valid JSON"),
+        (reply(("read_file", {})), "only archive_history calls, got: read_file"),
     ],
 )
 def test_check_archive_reply_rejects_bad_replies(response: ChatResponse, expected: str) -> None:
@@ -240,7 +250,7 @@ def test_consolidate_archives_at_a_user_boundary_after_429(workspace: Path, llm:
     assert list(result.cursors) == [lines[0]["cursor"]]
 
 
-def test_consolidate_retries_without_tool_choice_after_400(workspace: Path, llm: Any) -> None:
+def test_consolidate_falls_back_to_auto_tool_choice_after_400(workspace: Path, llm: Any) -> None:
     fake, make = llm
     fake.enqueue_error(400, body=tool_choice_refusal())
     fake.enqueue_tool_calls([("archive_history", archive(("ephemeral", "Call Bob tomorrow.")))])
@@ -248,7 +258,8 @@ def test_consolidate_retries_without_tool_choice_after_400(workspace: Path, llm:
     path = write_session(workspace / "sessions" / "t.jsonl", messages)
     result = run(path, workspace, make(), config_for(messages, 0.8))
     assert result.status == "archived"
-    assert "tool_choice" in fake.requests[0] and "tool_choice" not in fake.requests[1]
+    assert fake.requests[0]["tool_choice"]["function"]["name"] == "archive_history"
+    assert fake.requests[1]["tool_choice"] == "auto"
     assert history_lines(workspace)[0]["content"] == "- [ephemeral] Call Bob tomorrow."
 
 

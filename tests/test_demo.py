@@ -61,7 +61,7 @@ class ForgetfulEngine:
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         response = await self.inner.complete(request)
-        if type(request.task).__name__ != "ConsolidateTask":
+        if request.stage != "consolidate":
             return response
         calls = []
         for call in response.tool_calls:
@@ -80,7 +80,7 @@ class LazyDreamEngine:
         self.inner = OfflineEngine()
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        if type(request.task).__name__ == "DreamTask":
+        if request.stage == "dream":
             call = ToolCall("f1", "finish", json.dumps({"status": "no_changes_needed", "note": ""}))
             return ChatResponse(None, (call,), "tool_calls")
         return await self.inner.complete(request)

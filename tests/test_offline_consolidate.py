@@ -242,15 +242,15 @@ def test_offline_engine_answers_with_a_valid_archive_call_from_user_messages_onl
 
 def test_offline_engine_says_nothing_when_nothing_is_decisive() -> None:
     task = ConsolidateTask(messages=({"role": "user", "content": "Hi! Thanks, lol."},))
-    response = complete(OfflineEngine(), ChatRequest(messages=(), task=task))
+    response = complete(OfflineEngine(), ChatRequest(messages=(), task=task, stage="consolidate"))
     assert json.loads(response.tool_calls[0].arguments) == {"facts": [], "nothing": True}
     assert check_archive_reply(response).reason is None
 
 
 def test_offline_engine_is_deterministic() -> None:
     task = ConsolidateTask(messages=tuple({"role": "user", "content": s} for s, _ in ENGLISH + CHINESE))
-    first = complete(OfflineEngine(), ChatRequest(messages=(), task=task))
-    second = complete(OfflineEngine(), ChatRequest(messages=(), task=task))
+    first = complete(OfflineEngine(), ChatRequest(messages=(), task=task, stage="consolidate"))
+    second = complete(OfflineEngine(), ChatRequest(messages=(), task=task, stage="consolidate"))
     assert first == second
 
 
@@ -270,7 +270,7 @@ def test_offline_engine_delegates_dream_tasks() -> None:
                             kind="summary", session_key=None)
     task = DreamTask((entry,), {"USER.md": "## Facts\n"}, datetime(2026, 11, 30), 7)
     messages = ({"role": "user", "content": "dream"},)
-    response = complete(OfflineEngine(), ChatRequest(messages=messages, task=task))
+    response = complete(OfflineEngine(), ChatRequest(messages=messages, task=task, stage="dream"))
     assert response == offline_dream.plan_dream_reply(task, messages)
 
 

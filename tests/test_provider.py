@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import re
 import logging
 import socket
 from collections.abc import Iterator
@@ -16,8 +18,11 @@ import pytest
 from nanomem.engines.chat import ChatRequest, Usage
 from nanomem.config import load_config
 from nanomem.errors import ConfigError, ProviderError
-from nanomem.engines.openai import OpenAIProvider, make_engine, read_provider_notes
-from nanomem.engines.wire import build_request_body, parse_response, parse_retry_after, refused_field
+from nanomem.engines.notes import read_provider_notes
+from nanomem.engines.openai import OpenAIProvider
+from nanomem.engines.registry import make_engine
+from nanomem.engines.refusals import refused_field
+from nanomem.engines.wire import build_request_body, parse_response, parse_retry_after
 from nanomem.store.workspace import Workspace
 from tests.fakellm import FakeLLM, tool_choice_refusal
 
@@ -140,7 +145,7 @@ def test_provider_raises_after_exhausting_retries_on_5xx(endpoint: Endpoint) -> 
     endpoint.fake.assert_all_consumed()
 
 
-def test_provider_drops_refused_tool_choice_and_remembers_it(
+def test_provider_falls_back_from_refused_tool_choice_and_remembers_it(
     endpoint: Endpoint, workspace: Path
 ) -> None:
     notes = Workspace(workspace).provider_notes
@@ -149,16 +154,36 @@ def test_provider_drops_refused_tool_choice_and_remembers_it(
     endpoint.fake.enqueue_text("second")
     provider = _provider(endpoint, SleepRecorder(), notes_path=notes)
     assert asyncio.run(provider.complete(REQUEST)).content == "first"
-    # a fresh provider (a later process) reads the note and never sends the field again
+    # a fresh provider (a later process) reads the note and sends the fallback at once
     later = _provider(endpoint, SleepRecorder(), notes_path=notes)
     assert asyncio.run(later.complete(REQUEST)).content == "second"
-    sent = [("tool_choice" in body) for body in endpoint.fake.requests]
-    assert sent == [True, False, False]
+    named = {"type": "function", "function": {"name": "finish"}}
+    sent = [body.get("tool_choice") for body in endpoint.fake.requests]
+    assert sent == ["required", named, named]  # one tool: "required" falls back to naming it
     assert all(body["tools"] == [FINISH] for body in endpoint.fake.requests)
     recorded = read_provider_notes(Workspace(workspace))
-    assert list(recorded[endpoint.url]["refused"]) == ["tool_choice"]
-    assert "tool_choice" in recorded[endpoint.url]["refused"]["tool_choice"]
-    assert later.omitted_fields == frozenset({"tool_choice"})
+    step = recorded[endpoint.url]["models"]["test-model"]["fallbacks"]["tool_choice=required"]
+    assert step["step"] == "set:named" and "tool_choice" in step["reason"]
+    assert later.fallback_steps == {"tool_choice=required": "set:named"}
+
+
+def test_provider_omits_tool_choice_after_every_fallback_is_refused(endpoint: Endpoint) -> None:
+    for _ in range(2):
+        endpoint.fake.enqueue_error(400, tool_choice_refusal())
+    endpoint.fake.enqueue_text("done")
+    two_tools = dataclasses.replace(REQUEST, tools=(FINISH, {**FINISH, "function": {
+        **FINISH["function"], "name": "other"}}))
+    assert asyncio.run(_provider(endpoint, SleepRecorder()).complete(two_tools)).content == "done"
+    sent = [body.get("tool_choice", "<omitted>") for body in endpoint.fake.requests]
+    assert sent == ["required", "auto", "<omitted>"]
+
+
+def test_provider_reads_notes_of_the_old_shape(endpoint: Endpoint, workspace: Path) -> None:
+    notes = Workspace(workspace).provider_notes
+    notes.write_text(json.dumps({endpoint.url: {"refused": {"tool_choice": "no"}}}), encoding="utf-8")
+    endpoint.fake.enqueue_text("ok")
+    asyncio.run(_provider(endpoint, SleepRecorder(), notes_path=notes).complete(REQUEST))
+    assert "tool_choice" not in endpoint.fake.requests[0]
 
 
 def test_provider_raises_on_a_400_that_names_no_optional_field(endpoint: Endpoint) -> None:
@@ -324,7 +349,8 @@ def test_parse_response_tolerates_null_content_parts_and_legacy_function_call() 
         }
     )
     assert reply.content == "ab"
-    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [("call_0", "finish", "{}")]
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("finish", "{}")]
+    assert re.fullmatch(r"[A-Za-z0-9]{9}", reply.tool_calls[0].id)  # Mistral's rule
     assert reply.finish_reason is None
     assert reply.usage == Usage(3, 0, 3)
 
@@ -344,7 +370,12 @@ def test_parse_retry_after_reads_ms_and_ignores_garbage() -> None:
     ("body", "sent", "expected"),
     [
         (tool_choice_refusal(), {"tool_choice": "auto"}, "tool_choice"),
-        (tool_choice_refusal("response_format"), {"response_format": {}}, "response_format"),
+        (tool_choice_refusal("temperature"), {"temperature": 0.0}, "temperature"),
+        ({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this "
+                               "model. Use 'max_completion_tokens' instead."}},
+         {"max_tokens": 9, "tool_choice": "auto"}, "max_tokens"),
+        ({"message": "Invalid request"}, {"tool_choice": "required"}, "tool_choice"),
+        ({"message": "Invalid request"}, {"tool_choice": "auto"}, None),
         ({"error": {"message": '"auto" tool choice requires --enable-auto-tool-choice'}},
          {"tool_choice": "auto"}, "tool_choice"),
         (tool_choice_refusal(), {}, None),

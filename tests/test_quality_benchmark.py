@@ -83,7 +83,7 @@ class ArchivesNothing:
         self.offline = OfflineEngine()
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        if type(request.task).__name__ == "ConsolidateTask":
+        if request.stage == "consolidate":
             call = ToolCall("c1", "archive_history", json.dumps({"facts": [], "nothing": True}))
             return ChatResponse(None, (call,), "tool_calls")
         return await self.offline.complete(request)
@@ -95,7 +95,7 @@ class DreamsNothing(ArchivesNothing):
     name = "dreams-nothing"
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        if type(request.task).__name__ == "DreamTask":
+        if request.stage == "dream":
             arguments = json.dumps({"status": "no_changes_needed", "note": "nothing to do"})
             return ChatResponse(None, (ToolCall("f1", "finish", arguments),), "tool_calls")
         return await self.offline.complete(request)

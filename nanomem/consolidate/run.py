@@ -34,7 +34,7 @@ from nanomem.consolidate.budget import (
     plan_consolidation,
     session_calibration,
 )
-from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse
+from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, engine_session
 from nanomem.config import Config
 from nanomem.errors import ProviderError
 from nanomem.store.sessions import (
@@ -129,30 +129,35 @@ class ConsolidationResult:
 
 
 def check_archive_reply(response: ChatResponse) -> ArchiveReply:
-    """Validate the model's reply (pure): exactly one ``archive_history`` call with valid
-    arguments, and facts or an explicit ``nothing: true``. ``skip`` facts are dropped."""
+    """Validate the model's reply (pure): ``archive_history`` calls with valid arguments, and
+    facts or an explicit ``nothing: true``. ``skip`` facts are dropped. Several calls in one
+    reply (parallel tool calls) are merged in order; a call of any other tool fails the reply."""
     if response.finish_reason in ("length", "error", "content_filter"):
         return ArchiveReply(reason=f"the reply stopped with finish_reason {response.finish_reason!r}")
     calls = response.tool_calls
     if not calls:
         said = f" (it answered in text: {response.content[:80]!r})" if response.content else ""
         return ArchiveReply(reason=f"the model made no archive_history tool call{said}")
-    if len(calls) != 1 or calls[0].name != "archive_history":
+    if any(call.name != "archive_history" for call in calls):
         names = ", ".join(c.name for c in calls)
-        return ArchiveReply(reason=f"expected exactly one archive_history call, got: {names}")
-    try:
-        args = json.loads(calls[0].arguments)
-    except json.JSONDecodeError as exc:
-        return ArchiveReply(reason=f"archive_history arguments are not valid JSON ({exc.msg})")
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(args))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "arguments"
-        return ArchiveReply(reason=f"archive_history {where}: {error.message}")
-    raw_facts = args["facts"]
+        return ArchiveReply(reason=f"expected only archive_history calls, got: {names}")
+    raw_facts: list[dict[str, Any]] = []
+    nothing = False
+    for call in calls:
+        try:
+            args = json.loads(call.arguments)
+        except json.JSONDecodeError as exc:
+            return ArchiveReply(reason=f"archive_history arguments are not valid JSON ({exc.msg})")
+        error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(args))
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "arguments"
+            return ArchiveReply(reason=f"archive_history {where}: {error.message}")
+        raw_facts.extend(args["facts"])
+        nothing = nothing or args.get("nothing") is True
     facts = tuple(
         (f["mark"], " ".join(f["text"].split())) for f in raw_facts if f["mark"] != SKIP_MARK
     )
-    if not facts and not raw_facts and args.get("nothing") is not True:
+    if not facts and not raw_facts and not nothing:
         return ArchiveReply(reason='archive_history sent no facts without "nothing": true')
     return ArchiveReply(facts=facts)
 
@@ -227,6 +232,7 @@ def build_request(chunk: Sequence[dict[str, Any]], *, session_key: str, config: 
         max_tokens=config.max_completion_tokens,
         temperature=0.0,
         task=ConsolidateTask(messages=tuple(chunk)),
+        stage="consolidate",
     )
 
 
@@ -255,7 +261,8 @@ async def consolidate(
     runner = _Run(session, history=history, engine=engine, config=config, clock=clock or datetime.now)
     if calibration is not None:
         runner.calibration = calibration
-    return await runner.run(system_prompt, memory_context, tools)
+    async with engine_session(engine):  # one connection for every round
+        return await runner.run(system_prompt, memory_context, tools)
 
 
 class _Run:

@@ -35,7 +35,7 @@ from typing import Any
 
 from nanomem.dream import audit
 from nanomem.dream.audit import Refusal
-from nanomem.engines.chat import ChatModel, ChatRequest
+from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
 from nanomem.errors import CommandError, GitStoreError, HistoryError, ProviderError
@@ -139,7 +139,8 @@ async def run_dream(
             reason=f"another Dream run holds {ws.dream_lock}; try again when it ends",
         )
     try:
-        return await run.execute(replay)
+        async with engine_session(engine):  # one connection for every request of the run
+            return await run.execute(replay)
     finally:
         lock.release()
 
@@ -303,7 +304,7 @@ class _Run:
                              ttl_days=self.config.ephemeral_ttl_days, caps=caps,
                              max_deletion_share=self.config.max_deletion_share)
             request = ChatRequest(messages=tuple(messages), tools=DREAM_TOOLS,
-                                  tool_choice=TOOL_CHOICE, task=task)
+                                  tool_choice=TOOL_CHOICE, task=task, stage="dream")
             try:
                 response = await self.engine.complete(request)
             except ProviderError as exc:

@@ -2,7 +2,8 @@
 
 What goes over the wire to ``POST {base_url}/chat/completions`` and how a reply (or an error
 reply) is read, tolerant of the servers people run (OpenAI, vLLM, Ollama, LM Studio,
-OpenRouter, llama.cpp). No I/O: :mod:`nanomem.engines.openai` sends and retries.
+OpenRouter, llama.cpp, DeepSeek, Groq, Together, Mistral, Azure). No I/O:
+:mod:`nanomem.engines.openai` sends and retries.
 
     >>> body = build_request_body(ChatRequest(messages=({"role": "user", "content": "hi"},)),
     ...                           model="qwen2.5:7b")
@@ -13,48 +14,48 @@ OpenRouter, llama.cpp). No I/O: :mod:`nanomem.engines.openai` sends and retries.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall, Usage
+from nanomem.engines.textcalls import ID_PATTERN, make_call_id, parse_text_tool_calls, strip_think
 from nanomem.errors import ProviderError
 
-#: Optional request fields an endpoint may refuse with a 400; dropped and remembered if so.
-REFUSABLE_FIELDS: tuple[str, ...] = ("tool_choice", "response_format", "temperature")
 #: Keys an OpenAI message may carry; session extras such as ``timestamp`` are stripped.
-MESSAGE_FIELDS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
-_FIELD_PATTERNS = {f: re.compile(f.replace("_", "[_ ]"), re.IGNORECASE) for f in REFUSABLE_FIELDS}
+#: ``reasoning_content`` goes back only on an assistant tool-call turn (DeepSeek needs it).
+MESSAGE_FIELDS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id",
+                            "reasoning_content"})
 
 
 def build_request_body(
-    request: ChatRequest, *, model: str, omit: Iterable[str] = frozenset()
+    request: ChatRequest, *, model: str, extra: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The JSON body for ``request``: ``None`` fields and the ``omit`` fields left out.
+    """The JSON body for ``request``: ``None`` fields left out, ``extra`` fields added.
 
-    ``request.task`` is never sent. ``tool_choice`` is sent only together with tools.
+    ``request.task`` and ``request.stage`` are never sent. ``tool_choice`` and
+    ``parallel_tool_calls`` are sent only together with tools. ``extra`` (``[provider.body]``,
+    e.g. OpenRouter's ``provider``) never replaces a field nanomem sets itself.
 
     >>> req = ChatRequest(messages=({"role": "user", "content": "x", "timestamp": "t"},),
     ...                   tools=({"type": "function", "function": {"name": "f"}},),
     ...                   tool_choice="required", temperature=0.0)
-    >>> sorted(build_request_body(req, model="m", omit={"tool_choice"}))
-    ['messages', 'model', 'temperature', 'tools']
+    >>> sorted(build_request_body(req, model="m", extra={"provider": {"sort": "price"}}))
+    ['messages', 'model', 'provider', 'temperature', 'tool_choice', 'tools']
     """
     body: dict[str, Any] = {"model": model, "messages": [_clean_message(m) for m in request.messages]}
     if request.tools:
         body["tools"] = [dict(tool) for tool in request.tools]
         if request.tool_choice is not None:
             body["tool_choice"] = request.tool_choice
+        if request.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
     if request.temperature is not None:
         body["temperature"] = request.temperature
-    response_format = getattr(request, "response_format", None)  # if ChatRequest ever grows it
-    if response_format is not None:
-        body["response_format"] = response_format
-    for name in omit:
-        body.pop(name, None)
+    for name, value in (extra or {}).items():
+        body.setdefault(name, value)
     return body
 
 
@@ -62,23 +63,32 @@ def _clean_message(message: Mapping[str, Any]) -> dict[str, Any]:
     clean = {k: v for k, v in message.items() if k in MESSAGE_FIELDS}
     if not clean.get("tool_calls"):
         clean.pop("tool_calls", None)
+    if clean.get("role") != "assistant" or "tool_calls" not in clean or not isinstance(
+            clean.get("reasoning_content"), str):
+        clean.pop("reasoning_content", None)
     if "content" not in clean:
         clean["content"] = None if clean.get("tool_calls") else ""
     return clean
 
 
-def parse_response(body: Any) -> ChatResponse:
+def parse_response(
+    body: Any, *, tools: Sequence[Mapping[str, Any]] = (), seed: str = ""
+) -> ChatResponse:
     """Turn a chat.completion JSON object into a :class:`ChatResponse`.
 
     Tolerant of what real servers send: ``content`` null or a list of parts, no
     ``tool_calls``, ``arguments`` as an object (Ollama) rather than a string, a missing call
-    id, the legacy ``function_call``, and no ``usage``.
+    id, the legacy ``function_call``, and no ``usage``. ``<think>`` blocks are stripped from
+    the text and ``reasoning_content`` is kept. With the request's ``tools``, tool calls
+    written into the text are accepted when they validate (:mod:`nanomem.engines.textcalls`).
+    Every call id is 9 letters or digits (Mistral's rule, accepted everywhere); other ids are
+    replaced by one derived from ``seed`` and the original.
 
     >>> r = parse_response({"choices": [{"message": {"content": None, "tool_calls": [
     ...     {"id": "c1", "function": {"name": "f", "arguments": {"a": 1}}}]},
     ...     "finish_reason": "tool_calls"}]})
-    >>> r.tool_calls[0].arguments, r.usage
-    ('{"a": 1}', None)
+    >>> r.tool_calls[0].arguments, len(r.tool_calls[0].id), r.usage
+    ('{"a": 1}', 9, None)
     """
     if not isinstance(body, dict):
         raise ProviderError(f"reply is a JSON {type(body).__name__}, not an object; check base_url")
@@ -87,18 +97,26 @@ def parse_response(body: Any) -> ChatResponse:
         detail = error_text(body) or "no 'choices'"
         raise ProviderError(f"reply carries no completion ({detail}); check the model and base_url")
     choice = choices[0]
-    message = choice.get("message")
-    message = message if isinstance(message, dict) else {}
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
     raw_calls = message.get("tool_calls") or []
     if not raw_calls and isinstance(message.get("function_call"), dict):
-        raw_calls = [{"id": "call_0", "function": message["function_call"]}]
-    calls = tuple(_parse_call(i, raw) for i, raw in enumerate(raw_calls) if isinstance(raw, dict))
+        raw_calls = [{"function": message["function_call"]}]
+    calls = tuple(_parse_call(i, raw, seed) for i, raw in enumerate(raw_calls) if isinstance(raw, dict))
     finish = choice.get("finish_reason")
+    finish = finish if isinstance(finish, str) else None
+    raw_content = _parse_content(message.get("content"))
+    content = strip_think(raw_content)
+    if not calls and tools:
+        calls = parse_text_tool_calls(raw_content, tools, seed=seed)
+        if calls:
+            content, finish = None, "tool_calls"
+    reasoning = message.get("reasoning_content")
     return ChatResponse(
-        content=_parse_content(message.get("content")),
+        content=content,
         tool_calls=calls,
-        finish_reason=finish if isinstance(finish, str) else None,
+        finish_reason=finish,
         usage=_parse_usage(body.get("usage")),
+        reasoning_content=reasoning if isinstance(reasoning, str) else None,
     )
 
 
@@ -111,16 +129,16 @@ def _parse_content(content: Any) -> str | None:
     return str(content)
 
 
-def _parse_call(index: int, raw: dict[str, Any]) -> ToolCall:
-    fn = raw.get("function")
-    fn = fn if isinstance(fn, dict) else {}
+def _parse_call(index: int, raw: dict[str, Any], seed: str) -> ToolCall:
+    fn = raw.get("function") if isinstance(raw.get("function"), dict) else {}
     arguments = fn.get("arguments")
     if arguments is None:
         arguments = "{}"
     elif not isinstance(arguments, str):
         arguments = json.dumps(arguments, ensure_ascii=False)
-    call_id = raw.get("id")
-    call_id = call_id if isinstance(call_id, str) and call_id else f"call_{index}"
+    call_id = raw.get("id") if isinstance(raw.get("id"), str) else ""
+    if not ID_PATTERN.match(call_id):
+        call_id = make_call_id(f"{seed}/{index}/{call_id}")
     return ToolCall(id=call_id, name=str(fn.get("name") or ""), arguments=arguments)
 
 
@@ -168,30 +186,3 @@ def error_text(body: Any) -> str:
         if err is not None:
             return str(err)
     return ""
-
-
-def refused_field(status: int, body: Any, sent: Mapping[str, Any]) -> str | None:
-    """The optional field a 400/422 reply refuses, if it names one that was sent.
-
-    Only the error's own message, ``param`` and ``loc`` are searched, never an echoed request.
-
-    >>> refused_field(400, {"error": {"message": '"auto" tool choice requires '
-    ...               '--enable-auto-tool-choice'}}, {"tool_choice": "auto"})
-    'tool_choice'
-    """
-    if status not in (400, 422):
-        return None
-    err = body.get("error") if isinstance(body, dict) else None
-    if isinstance(err, dict) and err.get("param") in REFUSABLE_FIELDS and err["param"] in sent:
-        return str(err["param"])
-    detail = body.get("detail") if isinstance(body, dict) else None
-    if isinstance(detail, list):  # FastAPI/pydantic validation errors: loc + msg only
-        text = " ".join(
-            f"{d.get('loc')} {d.get('msg')}" for d in detail if isinstance(d, dict)
-        )
-    else:
-        text = error_text(body) if isinstance(body, dict) else str(body)
-    for name, pattern in _FIELD_PATTERNS.items():
-        if name in sent and pattern.search(text):
-            return name
-    return None

@@ -1,12 +1,13 @@
 """The offline engine: deterministic, rule-based, no network, behind the same ``ChatModel``.
 
-It reads ``ChatRequest.task`` (structured stage data), never the rendered prompt:
+It reads ``ChatRequest.task`` (structured stage data), never the rendered prompt, and
+dispatches on ``ChatRequest.stage`` (the stage that asks), never on the task's type:
 
-- a ``ConsolidateTask`` → one ``archive_history`` tool call whose facts are *decisive*
+- stage ``consolidate`` (a ``ConsolidateTask``) → one ``archive_history`` tool call whose facts are *decisive*
   sentences copied verbatim from the user's messages (see :func:`extract_facts`; the sentence
   rules live in :mod:`nanomem.engines.offline.extract`), or
   ``{"facts": [], "nothing": true}`` when no sentence is decisive;
-- a ``DreamTask`` → delegated to ``offline_dream.plan_dream_reply(task, messages)``;
+- stage ``dream`` (a ``DreamTask``) → delegated to ``offline_dream.plan_dream_reply(task, messages)``;
 - anything else → a plain text reply saying the offline engine does not chat (the caller then
   sees "no tool call", which is a failure for every stage).
 
@@ -94,24 +95,24 @@ class OfflineEngine:
         self.clock = clock or datetime.now
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        """Answer one request from ``request.task``; never raises for an unknown task."""
-        task = request.task
-        kind = type(task).__name__
-        if kind == "ConsolidateTask":
-            arguments = render_archive_arguments(task.messages)
-            call = ToolCall(
-                id="offline-archive-1",
-                name="archive_history",
-                arguments=json.dumps(arguments, ensure_ascii=False),
-            )
-            return ChatResponse(
-                content=None, tool_calls=(call,), finish_reason="tool_calls", usage=_no_usage()
-            )
-        if kind == "DreamTask":
+        """Answer one request from ``request.task`` by its stage; never raises for another."""
+        if request.task is not None and request.stage == "consolidate":
+            return _answer_consolidation(request)
+        if request.task is not None and request.stage == "dream":
             from nanomem.engines.offline import dream as offline_dream  # lazy: dream imports the stages above us
 
-            return offline_dream.plan_dream_reply(task, request.messages)
+            return offline_dream.plan_dream_reply(request.task, request.messages)
         return ChatResponse(content=NOT_A_CHAT_MODEL, finish_reason="stop", usage=_no_usage())
+
+
+def _answer_consolidation(request: ChatRequest) -> ChatResponse:
+    arguments = render_archive_arguments(request.task.messages)
+    call = ToolCall(
+        id="offline-archive-1",
+        name="archive_history",
+        arguments=json.dumps(arguments, ensure_ascii=False),
+    )
+    return ChatResponse(content=None, tool_calls=(call,), finish_reason="tool_calls", usage=_no_usage())
 
 
 def _no_usage() -> Usage | None:
