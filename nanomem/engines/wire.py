@@ -96,8 +96,8 @@ def parse_response(
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         detail = error_text(body) or "no 'choices'"
         raise ProviderError(f"reply carries no completion ({detail}); check the model and base_url")
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    choice: dict[str, Any] = choices[0]
+    message: dict[str, Any] = choice["message"] if isinstance(choice.get("message"), dict) else {}
     raw_calls = message.get("tool_calls") or []
     if not raw_calls and isinstance(message.get("function_call"), dict):
         raw_calls = [{"function": message["function_call"]}]
@@ -130,13 +130,13 @@ def _parse_content(content: Any) -> str | None:
 
 
 def _parse_call(index: int, raw: dict[str, Any], seed: str) -> ToolCall:
-    fn = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+    fn: dict[str, Any] = raw["function"] if isinstance(raw.get("function"), dict) else {}
     arguments = fn.get("arguments")
     if arguments is None:
         arguments = "{}"
     elif not isinstance(arguments, str):
         arguments = json.dumps(arguments, ensure_ascii=False)
-    call_id = raw.get("id") if isinstance(raw.get("id"), str) else ""
+    call_id: str = raw["id"] if isinstance(raw.get("id"), str) else ""
     if not ID_PATTERN.match(call_id):
         call_id = make_call_id(f"{seed}/{index}/{call_id}")
     return ToolCall(id=call_id, name=str(fn.get("name") or ""), arguments=arguments)
