@@ -1,0 +1,1 @@
+"""Recall benchmark: multi-session conversations, questions, evidence turns (see README.md)."""
