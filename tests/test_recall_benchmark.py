@@ -21,7 +21,7 @@ from benchmarks.recall.data import (
 )
 from nanomem.memory import Memory
 
-from benchmarks.recall.replay import recall_config
+from benchmarks.recall.replay import recall_config, replay
 from benchmarks.recall.report import QuestionOutcome, ratio, render_targets, totals
 from benchmarks.recall.run import main, score_conversation
 from benchmarks.recall.scoring import RawBM25, holds_answer, pack, recall_at, tokens
@@ -164,7 +164,7 @@ def test_recall_harness_scores_tiny_conversation_end_to_end(tmp_path):
     conv = parse_conversation(tiny(), source="tiny.json")
     root = tmp_path / "ws"
     replayed, rows = asyncio.run(score_conversation(conv, root, overrides=TINY_WINDOW))
-    assert (replayed.turns, replayed.via) == (6, "session file")
+    assert (replayed.turns, replayed.via) == (6, "record_turn")
     assert replayed.archived > 0
     assert replayed.dreams.get("committed", 0) >= 1
     assert [r.question for r in rows] == ["q01", "q02", "q03"]
@@ -180,8 +180,20 @@ def test_recall_harness_scores_tiny_conversation_end_to_end(tmp_path):
         assert row.metrics["ctx(2000)"] == float(
             holds_answer(plain[2000], q.answers, derived_from=derived)
         )
-    session = (root / "sessions" / "tiny.jsonl").read_text(encoding="utf-8")
+    assert replayed.session.parent == root / "sessions"
+    session = replayed.session.read_text(encoding="utf-8")
     assert '"name": "Ada"' in session and '"timestamp": "2026-03-20T09:30:00"' in session
+
+
+def test_recall_replay_without_record_turn_writes_session_and_archives(tmp_path):
+    conv = parse_conversation(tiny(), source="tiny.json")
+    replayed = asyncio.run(replay(conv, tmp_path / "ws", overrides=TINY_WINDOW,
+                                  use_record_turn=False))
+    assert replayed.via == "session file"
+    assert replayed.archived > 0 and replayed.consolidations.get("archived", 0) >= 1
+    lines = replayed.session.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + 6  # the metadata line, then every turn
+    assert json.loads(lines[1])["content"] == conv.turns[0].text
 
 
 @pytest.mark.parametrize("name", ["data", "scoring", "report"])

@@ -2,10 +2,11 @@
 
 One session file (``sessions/<conversation id>.jsonl``) holds the whole conversation, as a
 long-lived chat channel does. Each turn is written with its speaker's ``name`` and the time it
-was said (the injected clock), through ``Memory.record_turn(key, messages, now=...)`` when main
-has it, else ``append_messages`` in nanobot's session format. After every turn the
-Consolidator runs on the quality benchmark's small context window, so nearly every turn is
-archived; after every session, Dream runs (offline engine unless ``overrides`` say otherwise).
+was said (the injected clock), through ``Memory.arecord_turn(key, messages, now=...)`` (which
+runs the Consolidator when the next prompt would pass the budget) when main has it, else
+``append_messages`` in nanobot's session format followed by ``Memory.aconsolidate``. The
+budget is the quality benchmark's small context window, so nearly every turn is archived;
+after every session, Dream runs (offline engine unless ``overrides`` say otherwise).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Replayed:
     """The workspace a conversation left, and what the pipeline reported on the way."""
 
     root: Path
+    session: Path
     turns: int
     archived: int
     consolidations: Mapping[str, int]
@@ -38,7 +40,7 @@ class Replayed:
     via: str  # "record_turn" or "session file"
 
     def to_json(self) -> dict[str, Any]:
-        return {"workspace": str(self.root), "turns": self.turns, "archived": self.archived,
+        return {"workspace": str(self.root), "session": str(self.session), "turns": self.turns, "archived": self.archived,
                 "consolidations": dict(self.consolidations), "dreams": dict(self.dreams),
                 "via": self.via}
 
@@ -56,9 +58,15 @@ def message_of(turn: Turn) -> dict[str, Any]:
 
 
 def has_record_turn(memory: Memory) -> bool:
-    """Whether this nanomem has ``Memory.record_turn(key, messages, now=...)``."""
-    method = getattr(memory, "record_turn", None)
+    """Whether this nanomem has ``Memory.arecord_turn(key, messages, now=...)``."""
+    method = getattr(memory, "arecord_turn", None)
     return method is not None and "now" in inspect.signature(method).parameters
+
+
+def session_file(ws: Workspace, key: str) -> Path:
+    """Where the session of ``key`` lives (nanobot's naming where main has it)."""
+    named = getattr(ws, "session_path", None)
+    return Path(named(key)) if named is not None else ws.sessions_dir / f"{key}.jsonl"
 
 
 async def replay(
@@ -67,16 +75,20 @@ async def replay(
     *,
     overrides: Mapping[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
+    use_record_turn: bool = True,
 ) -> Replayed:
-    """Replay ``conversation`` into a new workspace at ``root``."""
+    """Replay ``conversation`` into a new workspace at ``root`` (``use_record_turn=False``
+    writes the session file and consolidates as hosts did before ``record_turn``)."""
     init_workspace(root)
     ws = Workspace(root)
     clock = ScriptClock(conversation.sessions[0].start)
     config = recall_config(root, overrides)
     memory = Memory(ws, config=config, clock=clock)
     key = conversation.id
-    path = ws.sessions_dir / f"{key}.jsonl"
-    record_turn = getattr(memory, "record_turn") if has_record_turn(memory) else None
+    path = session_file(ws, key)
+    record_turn = (
+        getattr(memory, "arecord_turn") if use_record_turn and has_record_turn(memory) else None
+    )
     memory_tokens = max(1, int(config.budget * MEMORY_SHARE))
     statuses: Counter[str] = Counter()
     dreams: Counter[str] = Counter()
@@ -85,14 +97,16 @@ async def replay(
         for session in conversation.sessions:
             for turn in session.turns:
                 clock.set(turn.at)
+                block = memory.context(memory_tokens)
                 if record_turn is not None:
-                    record_turn(key, [message_of(turn)], now=turn.at)
+                    result = await record_turn(key, [message_of(turn)], now=turn.at,
+                                               system_prompt=AGENT_PROMPT, memory_context=block)
+                    statuses[result.consolidation] += 1
                 else:
                     append_messages(path, [message_of(turn)], key=key, clock=clock)
-                result = await memory.aconsolidate(
-                    key, system_prompt=AGENT_PROMPT, memory_context=memory.context(memory_tokens),
-                )
-                statuses[result.status] += 1
+                    result = await memory.aconsolidate(path, system_prompt=AGENT_PROMPT,
+                                                       memory_context=block)
+                    statuses[result.status] += 1
             clock.set(session.end)
             dream = await memory.adream()
             dreams[dream.status] += 1
@@ -101,6 +115,6 @@ async def replay(
     finally:
         memory.close()
     archived = load_session(path).last_consolidated if path.exists() else 0
-    return Replayed(root=ws.root, turns=len(conversation.turns), archived=archived,
+    return Replayed(root=ws.root, session=path, turns=len(conversation.turns), archived=archived,
                     consolidations=dict(statuses), dreams=dict(dreams),
                     via="session file" if record_turn is None else "record_turn")
