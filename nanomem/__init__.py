@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from nanomem.versions.commits import CommitInfo, RestoreResult
     from nanomem.dream.run import DreamResult
     from nanomem.store.historyfile import HistoryEntry
-    from nanomem.memory import DreamJob, Memory
+    from nanomem.memory import DreamJob, Memory, RememberResult
     from nanomem.consolidate.turn import TurnResult
 
 # Imported on first use, so that `import nanomem.store.history` (the hot path) never loads dulwich.
@@ -44,6 +44,7 @@ _LAZY = {
     "DreamResult": "nanomem.dream.run",
     "HistoryEntry": "nanomem.store.historyfile",
     "Memory": "nanomem.memory",
+    "RememberResult": "nanomem.memory",
     "RestoreResult": "nanomem.versions.commits",
     "TurnResult": "nanomem.consolidate.turn",
     "render_context": "nanomem.text.context",
@@ -76,6 +77,7 @@ __all__ = [
     "Memory",
     "NanomemError",
     "ProviderError",
+    "RememberResult",
     "RestoreResult",
     "ShaError",
     "ToolError",

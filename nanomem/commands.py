@@ -7,12 +7,13 @@ One router serves every host (DESIGN §8)::
     /dream-restore [sha]     list recent versions, or restore the files to before <sha>
     /dream-prompt [init]     show the active Dream instructions, or make an editable copy
     /memory                  status: cursors, pending entries, file sizes, last Dream
+    /remember [mark] TEXT    append a fact to history now, for the next Dream
 
 Anything else, plain text and unknown slash commands alike, parses to ``None`` so that the
 host agent handles it:
 
 >>> parse_command("/dream-log ABC1")
-Command(name='dream-log', sha='abc1', dry_run=False, init=False)
+Command(name='dream-log', sha='abc1', dry_run=False, init=False, text=None)
 >>> parse_command("hello") is None, parse_command("/help") is None
 (True, True)
 
@@ -38,6 +39,7 @@ COMMANDS: Mapping[str, str] = {
     "dream-restore": "/dream-restore [sha]",
     "dream-prompt": "/dream-prompt [init]",
     "memory": "/memory",
+    "remember": "/remember [permanent|durable|ephemeral|correction] TEXT",
 }
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 
@@ -50,6 +52,7 @@ class Command:
     sha: str | None = None
     dry_run: bool = False
     init: bool = False
+    text: str | None = None
 
 
 def parse_command(text: str) -> Command | None:
@@ -59,7 +62,7 @@ def parse_command(text: str) -> Command | None:
     ``/dream@mybot`` (Telegram style) is accepted as ``/dream``.
 
     >>> parse_command("/dream --dry-run")
-    Command(name='dream', sha=None, dry_run=True, init=False)
+    Command(name='dream', sha=None, dry_run=True, init=False, text=None)
     >>> parse_command("/dream-prompt init").init
     True
     """
@@ -88,6 +91,12 @@ def parse_command(text: str) -> Command | None:
                 f"`{args[0]}` is not a sha (4 to 40 hex digits); {usage}, e.g. `/{name} abc1`"
             )
         return Command(name, sha=sha)
+    if name == "remember":
+        rest = text.strip()[len(words[0]):].strip()
+        if not rest:
+            raise CommandError(f"`/remember` needs the fact to remember; {usage}, "
+                               "e.g. `/remember [permanent] Allergic to peanuts.`")
+        return Command(name, text=rest)
     if name == "dream-prompt":
         if args not in ([], ["init"]):
             raise CommandError(f"`/dream-prompt` takes only `init`; {usage}")
@@ -115,7 +124,9 @@ async def run_command(memory: Memory, command: Command) -> str:
                 return replies.render_prompt_init(path, created)
             text, source = memory.dream_prompt()
             return replies.render_prompt(text, source)
-        return replies.render_status(memory.status())
+        if command.name == "remember":
+            return replies.render_remembered(memory.remember(command.text or ""))
+        return replies.render_status(memory.status(), usages=list(COMMANDS.values()))
     except ShaError as exc:
         return replies.render_sha_error(exc)
     except NanomemError as exc:

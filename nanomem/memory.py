@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
 from nanomem.consolidate.run import consolidate
+from nanomem.consolidate.facts import parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import render_context
 from nanomem.dream.run import builtin_instructions, run_dream
@@ -125,6 +126,21 @@ class DreamJob:
             state["commit"] = None if self.error is not None else self.result.commit
             state["error"] = str(self.error) if self.error is not None else None
         return state
+
+
+@dataclasses.dataclass(frozen=True)
+class RememberResult:
+    """What :meth:`Memory.remember` appended: the history ``cursor``, the ``mark`` and the
+    fact's ``text`` (before redaction). ``status`` is ``remembered``."""
+
+    status: str
+    cursor: int
+    mark: str
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return dict(self.__dict__)
 
 
 class Memory:
@@ -311,6 +327,23 @@ class Memory:
     ) -> TurnResult:
         """Sync wrapper of :meth:`arecord_turn`."""
         return run_sync(lambda: self.arecord_turn(session_key, messages, **kwargs))
+
+    def remember(
+        self, text: str, *, mark: str | None = None, session_key: str | None = None
+    ) -> RememberResult:
+        """Append one fact to the history now, as ``- [mark] text``, for the next Dream.
+
+        ``text`` may start with its mark (``[permanent] Allergic to peanuts.``); ``mark`` gives
+        it apart (``permanent``, ``durable``, ``ephemeral`` or ``correction``); without either
+        the fact is durable. Secrets are redacted as in every history entry. Raises
+        ``HistoryError`` for an empty or over-long text or an unknown mark.
+
+        >>> Memory("ws").remember("[permanent] Allergic to peanuts.").cursor  # doctest: +SKIP
+        13
+        """
+        mark, fact = parse_fact(text, mark)
+        cursor = self.history.append(render_fact(mark, fact), session_key=session_key)
+        return RememberResult("remembered", cursor, mark, fact)
 
     async def adream(
         self,

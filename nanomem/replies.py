@@ -152,8 +152,8 @@ def render_prompt_init(path: str, created: bool) -> str:
     return f"`{path}` already exists and was left unchanged; edit it directly."
 
 
-def render_status(status: Mapping[str, Any]) -> str:
-    """Reply of ``/memory`` for :meth:`Memory.status`."""
+def render_status(status: Mapping[str, Any], usages: Sequence[str] = ()) -> str:
+    """Reply of ``/memory`` for :meth:`Memory.status`; ``usages`` lists the chat commands."""
     lines = [
         "**Memory status**",
         f"- history: cursor {status['cursor']}, dream cursor {status['dream_cursor']}, "
@@ -181,7 +181,23 @@ def render_status(status: Mapping[str, Any]) -> str:
     lines.append(f"- git: `{status['git_dir']}` HEAD `{short(status['head']) or 'none'}`")
     if status["pending"]:
         lines.append("Type `/dream` to process the pending entries.")
+    if usages:
+        lines.append("Commands: " + ", ".join(f"`{usage}`" for usage in usages))
     return "\n".join(lines)
+
+
+def render_remembered(result: Any) -> str:
+    """Reply of ``/remember`` for a :class:`~nanomem.memory.RememberResult`.
+
+    >>> from types import SimpleNamespace as R
+    >>> print(render_remembered(R(cursor=12, mark="permanent", text="Allergic to peanuts.")))
+    **Remembered** as history entry 12: `[permanent]` Allergic to peanuts.
+    The next Dream files it into memory; type `/dream` to run it now.
+    """
+    return (
+        f"**Remembered** as history entry {result.cursor}: `[{result.mark}]` {result.text}\n"
+        "The next Dream files it into memory; type `/dream` to run it now."
+    )
 
 
 def render_provider_notes(notes: Mapping[str, Any]) -> list[str]:
