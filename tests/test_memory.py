@@ -225,3 +225,16 @@ def test_memory_facade_imports_no_face_at_module_level() -> None:
                 for alias in node.names}
     assert not {"commands", "replies", "cli"} & names
     assert not {"nanomem.commands", "nanomem.replies", "nanomem.cli"} & modules
+
+
+def test_memory_context_keeps_a_pin_mark_written_without_spaces(memory: Memory) -> None:
+    pinned = "- Contract KX-7731 renews every March. <!--pin-->"
+    facts = "\n".join(f"- Project fact number {i} about the Atlas rollout plan." for i in range(40))
+    memory.workspace.memory_md.write_text(f"# Memory\n\n## Facts\n{facts}\n{pinned}\n", "utf-8")
+    memory.workspace.soul.unlink()
+    memory.workspace.user.unlink()
+
+    text = memory.context(60)
+
+    assert "lines omitted" in text
+    assert pinned in text.split("\n")

@@ -45,11 +45,10 @@ from nanomem.store.sessions import (
     session_lock,
     tool_spans,
 )
+from nanomem.vocab import FACT_MARKS, SKIP_MARK
 
 log = logging.getLogger(__name__)
 
-MARKS = ("permanent", "durable", "ephemeral", "correction")
-SKIP_MARK = "skip"
 MAX_FAILURES = 3
 RAW_PART_CHARS = 16_000
 SUMMARY_MAX_CHARS = 7_500  # history caps a summary at 8,000; leave room for redaction marks
@@ -63,7 +62,7 @@ ARCHIVE_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "properties": {
-                    "mark": {"type": "string", "enum": [*MARKS, SKIP_MARK]},
+                    "mark": {"type": "string", "enum": [*FACT_MARKS, SKIP_MARK]},
                     "text": {"type": "string", "pattern": r"\S"},
                 },
                 "required": ["mark", "text"],

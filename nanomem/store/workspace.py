@@ -22,10 +22,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from nanomem import vocab
 from nanomem.errors import WorkspaceError
+from nanomem.vocab import MEMORY_FILES
 
-# The memory files Dream may edit, relative to the workspace root, in prompt order.
-MEMORY_FILES: tuple[str, ...] = ("SOUL.md", "USER.md", "memory/MEMORY.md")
+__all__ = ["MEMORY_FILES", "Workspace", "init_workspace", "template_dir"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 _UNSAFE_NAME = re.compile(r'[<>:"/\\|?*]')
@@ -54,59 +55,59 @@ class Workspace:
 
     @property
     def memory_dir(self) -> Path:
-        return self.root / "memory"
+        return self.path(vocab.MEMORY_DIR)
 
     @property
     def soul(self) -> Path:
-        return self.root / "SOUL.md"
+        return self.path(vocab.SOUL_MD)
 
     @property
     def user(self) -> Path:
-        return self.root / "USER.md"
+        return self.path(vocab.USER_MD)
 
     @property
     def memory_md(self) -> Path:
-        return self.memory_dir / "MEMORY.md"
+        return self.path(vocab.MEMORY_MD)
 
     @property
     def history(self) -> Path:
-        return self.memory_dir / "history.jsonl"
+        return self.path(vocab.HISTORY)
 
     @property
     def cursor(self) -> Path:
-        return self.memory_dir / ".cursor"
+        return self.path(vocab.CURSOR)
 
     @property
     def dream_cursor(self) -> Path:
-        return self.memory_dir / ".dream_cursor"
+        return self.path(vocab.DREAM_CURSOR)
 
     @property
     def legacy_history(self) -> Path:
-        return self.memory_dir / "HISTORY.md"
+        return self.path(vocab.LEGACY_HISTORY)
 
     @property
     def audit(self) -> Path:
         """Full record of refused Dream tool calls (one JSON object per line)."""
-        return self.memory_dir / "dream-audit.jsonl"
+        return self.path(vocab.AUDIT)
 
     @property
     def history_lock(self) -> Path:
         """Lock shared by appends, cursor writes and compaction."""
-        return self.memory_dir / ".history.lock"
+        return self.path(vocab.HISTORY_LOCK)
 
     @property
     def dream_lock(self) -> Path:
         """Single-flight lock of Dream runs (and restores)."""
-        return self.memory_dir / ".dream.lock"
+        return self.path(vocab.DREAM_LOCK)
 
     @property
     def provider_notes(self) -> Path:
         """Endpoint quirks remembered by the provider (e.g. ``tool_choice`` refused)."""
-        return self.memory_dir / ".provider_notes.json"
+        return self.path(vocab.PROVIDER_NOTES)
 
     @property
     def sessions_dir(self) -> Path:
-        return self.root / "sessions"
+        return self.path(vocab.SESSIONS_DIR)
 
     def session_path(self, key: str) -> Path:
         """The session file of ``key``, named as nanobot 0.3.5 names it, so that nanobot finds
@@ -133,15 +134,15 @@ class Workspace:
 
     @property
     def prompts_dir(self) -> Path:
-        return self.root / "prompts"
+        return self.path(vocab.PROMPTS_DIR)
 
     @property
     def dream_prompt(self) -> Path:
-        return self.prompts_dir / "dream.md"
+        return self.path(vocab.DREAM_PROMPT)
 
     @property
     def config_file(self) -> Path:
-        return self.root / "nanomem.toml"
+        return self.path(vocab.CONFIG_FILE)
 
     def memory_paths(self) -> dict[str, Path]:
         """``{"SOUL.md": Path, "USER.md": Path, "memory/MEMORY.md": Path}``."""

@@ -15,7 +15,8 @@ The block never exceeds ``budget_tokens`` (as :func:`nanomem.text.tokens.estimat
 When lines must go, the choice is made in this order, and every cut is announced:
 
 1. the usage header of each file, and room for an omission note;
-2. pinned lines (ending in ``<!-- pin -->``) of every file;
+2. pinned lines (ending in ``<!-- pin -->``, any spacing: :func:`nanomem.vocab.is_pinned`) of
+   every file;
 3. markdown headings;
 4. the other lines, in file order, taken round-robin across the files so that no file
    starves the others.
@@ -31,8 +32,7 @@ from dataclasses import dataclass
 
 from nanomem.text.redact import redact_for_model
 from nanomem.text.tokens import estimate_text
-
-PIN_MARK = "<!-- pin -->"
+from nanomem.vocab import is_pinned
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def _parse_lines(text: str) -> list[_Line]:
     parsed = []
     for index, line in enumerate(lines):
         stripped = line.rstrip()
-        if stripped.endswith(PIN_MARK):
+        if is_pinned(stripped):
             tier = 0
         elif stripped.startswith("#"):
             tier = 1

@@ -20,37 +20,18 @@ from __future__ import annotations
 import re
 import unicodedata
 
-CJK = re.compile(r"([\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3040-\u30ff])")
+from nanomem.vocab import CJK_CHAR
+
 CHUNK = re.compile(r"\w+(?:[.,:/@+'’\-–]+\w+)*")
 WORD = re.compile(r"[^\W\d_]+")
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 PIECE_SPLIT = re.compile(r"[-/–,+]")
 LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)*[*_`\"'“(]*")
-MARK = re.compile(r"<!--\s*(.*?)\s*-->")
 # A full stop after a title or a single initial ("Dr. Brennan", "J. Smith") does not end a sentence,
 # so the name after it is still checked.
 _SENTENCE_BREAK = re.compile(
     r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bMrs)(?<!\bProf)(?<!\b[A-Z])"
     r"[.!?;]\s+[*_`\"'“(]*"
-)
-
-# Capitalised words that are ordinary words when they open a sentence or a heading.
-COMMON_WORDS = frozenset(
-    """
-    a about after again all also always an and another any are as at avoid be because been
-    before being both but by can could did do does don't each even every few for from had has
-    have he her here hers him his how i if in into is it its just keep less many may me might
-    more most much must my never new no none not now of often old on once only or other our out
-    over per please same she should since so some still such than that the their them then there
-    these they this those though through to too under until up us use used very was we were what
-    when where which while who whom why will with within without would yes yet you your
-    user user's users agent agent's assistant person people name note notes fact facts
-    behaviour behavior preferences preference project projects work health family home tasks
-    task deadline deadlines meeting meetings contact contacts language style tone format answer
-    answers reply replies respond speak write prefer prefers likes dislikes lives works uses
-    wants needs has owns born allergic vegetarian vegan budget contract decision decisions
-    identity identifiers open done todo soul memory today tomorrow yesterday currently
-    """.split()
 )
 
 
@@ -60,7 +41,7 @@ def prepare(text: str) -> str:
     >>> prepare("合同 ５０００")
     ' 合  同  5000'
     """
-    return CJK.sub(r" \1 ", unicodedata.normalize("NFKC", text))
+    return CJK_CHAR.sub(r" \1 ", unicodedata.normalize("NFKC", text))
 
 
 def normal_chunk(chunk: str) -> str:

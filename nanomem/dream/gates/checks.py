@@ -24,7 +24,6 @@ numbers, identifiers and names of new text are unknown).
 
 from __future__ import annotations
 
-import posixpath
 import re
 import unicodedata
 from collections import Counter
@@ -35,13 +34,14 @@ from nanomem.dream.gates import corrections
 from nanomem.dream.gates import traceability
 from nanomem.config import Config
 from nanomem.text.redact import find_secrets
-from nanomem.text.units import MARK
-from nanomem.store.workspace import MEMORY_FILES
-
-PIN_MARK = "<!-- pin -->"
-PERMANENT_MARK = "<!-- permanent -->"
-
-_TRAILING_MARKS = re.compile(r"(?:\s*<!--.*?-->)+\s*$")
+from nanomem.vocab import (
+    MEMORY_FILES,
+    PERMANENT_MARK,
+    PIN_MARK,
+    check_link_target,
+    is_permanent,
+    is_pinned,
+)
 
 
 @dataclass(frozen=True)
@@ -103,35 +103,21 @@ def check_path(raw: str) -> str | None:
     return None
 
 
-_BOOKKEEPING = ("memory/", "prompts/", "sessions/", ".git/", ".nanomem.git/")
-
-
 def check_symlink(path: str, resolved: str, root: str) -> str | None:
     """Refuse a memory path whose real location (links followed) is outside the workspace,
-    or is a bookkeeping file such as ``memory/history.jsonl``. Pure string logic: the caller
-    passes ``os.path.realpath`` of the file and of the workspace root.
+    or is a bookkeeping file such as ``memory/history.jsonl`` (the one policy,
+    :func:`nanomem.vocab.check_link_target`). Pure string logic: the caller passes
+    ``os.path.realpath`` of the file and of the workspace root.
 
     >>> check_symlink("USER.md", "/ws/USER.md", "/ws") is None
     True
     >>> check_symlink("USER.md", "/etc/passwd", "/ws")
     'USER.md is a link that leads outside the workspace (to /etc/passwd); Dream does not write through it'
     """
-    resolved_posix = resolved.replace("\\", "/")
-    root_posix = root.replace("\\", "/").rstrip("/") or "/"
-    if resolved_posix != root_posix and not resolved_posix.startswith(root_posix.rstrip("/") + "/"):
-        return (
-            f"{path} is a link that leads outside the workspace (to {safe_text(resolved)}); "
-            "Dream does not write through it"
-        )
-    rel = posixpath.relpath(resolved_posix, root_posix)
-    if rel == path or rel in MEMORY_FILES:
+    where = check_link_target(resolved, root)
+    if where is None:
         return None
-    if rel in ("nanomem.toml", ".") or rel.startswith(_BOOKKEEPING):
-        return (
-            f"{path} is a link to {rel}, a file nanomem manages itself; "
-            "Dream does not write through it"
-        )
-    return None
+    return f"{path} is a link that leads {safe_text(where)}; Dream does not write through it"
 
 
 def check_size(proposal: Proposal, context: GateContext) -> str | None:
@@ -172,7 +158,7 @@ def check_pins(proposal: Proposal, context: GateContext) -> str | None:
     surrounding whitespace); Dream may not add a pin mark of its own either."""
     original = context.original_files.get(proposal.path, "")
     after_lines = Counter(_stripped_lines(proposal.after))
-    pinned = Counter(line for line in _stripped_lines(original) if _has_mark(line, "pin"))
+    pinned = Counter(line for line in _stripped_lines(original) if is_pinned(line))
     missing = pinned - after_lines
     if missing:
         line = next(iter(missing))
@@ -180,7 +166,7 @@ def check_pins(proposal: Proposal, context: GateContext) -> str | None:
             f"pins: {proposal.path} line '{_quote(line)}' is pinned by a person; Dream may not "
             "remove or reword it. Keep it exactly as it is"
         )
-    new_pins = Counter(line for line in after_lines.elements() if _has_mark(line, "pin")) - pinned
+    new_pins = Counter(line for line in after_lines.elements() if is_pinned(line)) - pinned
     if new_pins:
         return (
             f"pins: only a person pins a line; remove '{PIN_MARK}' from "
@@ -198,7 +184,7 @@ def check_corrections(proposal: Proposal, context: GateContext) -> str | None:
     staged text was removed with a correction's backing; only the lines this call removes
     need one (a later batch of the same run, with other corrections, is not blocked)."""
     original = context.original_files.get(proposal.path, "")
-    permanent = Counter(line for line in _stripped_lines(original) if _has_mark(line, "permanent"))
+    permanent = Counter(line for line in _stripped_lines(original) if is_permanent(line))
     # A permanent line already gone from ``before`` left through an accepted call (one that a
     # correction backed, maybe in an earlier batch of this run); only this call's removals count.
     still_there = permanent & Counter(_stripped_lines(proposal.before))
@@ -300,10 +286,3 @@ def _quote(text: str, limit: int = 80) -> str:
 
 def _stripped_lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines()]
-
-
-def _has_mark(line: str, name: str) -> bool:
-    trailing = _TRAILING_MARKS.search(line)
-    if trailing is None:
-        return False
-    return any(mark.split()[:1] == [name] for mark in MARK.findall(trailing.group(0)))

@@ -19,10 +19,7 @@ import unicodedata
 
 from nanomem.text.units import (
     CHUNK,
-    CJK,
-    COMMON_WORDS,
     LINE_PREFIX,
-    MARK,
     PIECE_SPLIT,
     WORD,
     is_checked_chunk,
@@ -30,19 +27,10 @@ from nanomem.text.units import (
     prepare,
     sentence_starts,
 )
+from nanomem.vocab import CJK_CHAR, CJK_WIDE_CLASS, COMMON_WORDS, MARK, STOP_WORDS
 
 _CORRECTION = re.compile(r"^\s*-\s*\[correction\]\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
-_CJK_RUN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3040-\u30ff]{2,}")
-
-_STOPWORDS = frozenset(
-    """
-    a an and or of to in on at for with is are was were be been has have had not no but from
-    by as it its this that these those user user's agent i my me we our you your he she they his
-    her their them there here so very also just still any all some more most does did do will
-    would can could should about into than then actually now instead anymore longer correction
-    fact facts
-    """.split()
-)
+_CJK_RUN = re.compile(CJK_WIDE_CLASS + "{2,}")
 
 # The topic rule of matches(): (pattern for either side, extra pattern for the correction).
 _PERSON_START = r"^(?:(?:the )?user(?:'s)? |I |I'm |I am |we |we're |we are )?(?:now |currently |still |also )?"
@@ -155,7 +143,7 @@ def _match_units(text: str) -> tuple[set[str], set[str], set[str]]:
         for word in WORD.finditer(chunk):
             original = word.group(0)
             folded = original.casefold()
-            if CJK.fullmatch(original):
+            if CJK_CHAR.fullmatch(original):
                 continue
             words.add(folded)
             if (
@@ -164,7 +152,7 @@ def _match_units(text: str) -> tuple[set[str], set[str], set[str]]:
                 and folded not in COMMON_WORDS
             ):
                 distinctive.add(folded)
-            if len(folded) >= 3 and folded not in _STOPWORDS:
+            if len(folded) >= 3 and folded not in STOP_WORDS:
                 content.add(folded[:-1] if folded.endswith("s") and len(folded) > 3 else folded)
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
         content.update(run[i : i + 2] for i in range(len(run) - 1))

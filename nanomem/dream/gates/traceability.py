@@ -20,7 +20,6 @@ from collections.abc import Iterable
 
 from nanomem.text.units import (
     CHUNK,
-    COMMON_WORDS,
     LINE_PREFIX,
     PIECE_SPLIT,
     THOUSANDS,
@@ -30,6 +29,7 @@ from nanomem.text.units import (
     prepare,
     sentence_starts,
 )
+from nanomem.vocab import COMMON_WORDS
 
 _DATE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
 

@@ -58,23 +58,32 @@ from nanomem.engines.offline.slots import (
     trim_correction,
     values_of,
 )
-from nanomem.text.units import count_overlapping
+from nanomem.text.units import LINE_PREFIX, count_overlapping
+from nanomem.vocab import (
+    CJK_RUN,
+    FACT_MARKS,
+    MEMORY_MD,
+    SKIP_MARK,
+    SOUL_MD,
+    STOP_WORDS,
+    USER_MD,
+    is_permanent,
+    is_pinned,
+)
 
 DUPLICATE_THRESHOLD = 0.8
 CORRECTION_THRESHOLD = 0.34
 SECTION_HEADINGS = ("## Facts", "## Behaviour", "## Behavior")
 NEW_FILE_HEADINGS = {
-    "SOUL.md": "# Soul\n\n## Behaviour\n",
-    "USER.md": "# User\n\n## Facts\n",
-    "memory/MEMORY.md": "# Memory\n\n## Facts\n",
+    SOUL_MD: "# Soul\n\n## Behaviour\n",
+    USER_MD: "# User\n\n## Facts\n",
+    MEMORY_MD: "# Memory\n\n## Facts\n",
 }
 
 _I = re.IGNORECASE
-_MARKED = re.compile(r"^\s*[-*]\s*\[(permanent|durable|ephemeral|correction|skip)\]\s*(.*?)\s*$", _I)
+_MARKED = re.compile(r"^\s*[-*]\s*\[(" + "|".join((*FACT_MARKS, SKIP_MARK)) + r")\]\s*(.*?)\s*$", _I)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _EPHEMERAL = re.compile(r"<!--\s*ephemeral\s+(\d{4}-\d{2}-\d{2})\s*-->")
-_PIN = re.compile(r"<!--\s*pin\s*-->")
-_PERMANENT = re.compile(r"<!--\s*permanent\s*-->")
 _BULLET = re.compile(r"^\s*[-*+]\s+\S")
 _ROLE_LINE = re.compile(r"^\s*(?:\[\d{4}-\d{2}-\d{2}[ T][\d:]+\]\s*)?(USER|ASSISTANT|SYSTEM|TOOL)\b[^:]{0,40}:", _I)
 _SAID = re.compile(r"\s*\(said (\d{4}-\d{2}-\d{2})\)\s*$")
@@ -87,7 +96,6 @@ _LEAD_IN = re.compile(
     r")+", _I)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s*$")  # "Dr. Lee": a name, not a sentence opening
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"[^\W_]+(?:[-.,:/'][^\W_]+)*")
 
@@ -111,24 +119,6 @@ _PERSON = re.compile(
     r"likes?|loves?|hates?|dislikes?|wife|husband|partner|son|daughter|kids?|children|dog|cat|"
     r"birthday|vegetarian|vegan|diet)\b|我", _I)
 
-_STOP = frozenset(
-    """
-    a an and or of to in on at for with is are was were be been has have had but from by as it
-    its this that these those user user's agent i i'm i've my me we our you your he she they his
-    her their them there here so very also just still any all some more most does did do will
-    would can could should about into than then actually now instead anymore longer correction
-    the please
-    """.split()
-)
-# Words that name the same topic, so a correction finds the fact it corrects without sharing
-# a name ("I moved to Porto" corrects "Lives in Lisbon").
-_TOPICS = {
-    "@home": "live lives living lived reside resides moved move moving relocated based home 住 搬",
-    "@name": "name named called",
-    "@job": "work works working job employed employer",
-    "@diet": "allergic allergy allergies vegetarian vegan diet eat eats",
-}
-_TOPIC_OF = {word: topic for topic, words in _TOPICS.items() for word in words.split()}
 
 
 @dataclass(frozen=True)
@@ -200,7 +190,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
             continue
         view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
         target = find_corrected(fact.text, view)
-        if target is not None and _PIN.search(target[1]):
+        if target is not None and is_pinned(target[1]):
             counts["skipped"] += 1  # a person's pinned line wins over a correction
             continue
         if target is None or target[1].strip() in touched:
@@ -208,7 +198,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
             continue
         rel, line = target
         plain = Fact("durable", corrected_text(fact.text, _COMMENT.sub("", line)), fact.day)
-        new_line = render_line(plain, permanent=bool(_PERMANENT.search(line)))
+        new_line = render_line(plain, permanent=is_permanent(line))
         if line in planned.get(rel, []):
             planned[rel][planned[rel].index(line)] = new_line
             counts["corrected"] += 1
@@ -279,16 +269,16 @@ def route_fact(text: str) -> str:
     ('SOUL.md', 'memory/MEMORY.md')
     """
     if _HEALTH.search(text):
-        return "USER.md"  # "you must never forget: I'm allergic to X" is about the person
-    if is_style_request(text) or (_SOUL.search(text) and (_ADDRESSED.search(text) or _CJK_RUN.search(text))):
-        return "SOUL.md"
+        return USER_MD  # "you must never forget: I'm allergic to X" is about the person
+    if is_style_request(text) or (_SOUL.search(text) and (_ADDRESSED.search(text) or CJK_RUN.search(text))):
+        return SOUL_MD
     if is_self_introduction(text) or topics_of(text, correction=True):
-        return "USER.md"  # where the person lives, their name, job, allergies or diet
+        return USER_MD  # where the person lives, their name, job, allergies or diet
     if _WORK.search(text):
-        return "memory/MEMORY.md"
+        return MEMORY_MD
     if _PERSON.search(text):
-        return "USER.md"
-    return "memory/MEMORY.md"
+        return USER_MD
+    return MEMORY_MD
 
 
 def render_line(fact: Fact, *, permanent: bool = False) -> str:
@@ -321,25 +311,32 @@ def strip_lead_in(text: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def tokens(text: str, *, topics: bool = False) -> frozenset[str]:
-    """Normalised content tokens: casefolded words without stop words or a plural ``s``,
-    CJK character pairs, and (with ``topics``) topic tags such as ``@home``.
+def topic_tags(text: str, *, correction: bool) -> frozenset[str]:
+    """The person topics of a memory line or a correction as tags such as ``@residence``: the
+    one topic rule of the corrections gate (:func:`nanomem.dream.gates.corrections.topics_of`).
 
-    >>> sorted(tokens("- The user lives in Lisbon <!-- permanent -->", topics=True))
-    ['@home', 'lisbon']
+    >>> sorted(topic_tags("- The user lives in Lisbon <!-- permanent -->", correction=False))
+    ['@residence']
+    """
+    body = LINE_PREFIX.sub("", _COMMENT.sub(" ", text), count=1)
+    return frozenset("@" + topic for topic in topics_of(body, correction=correction))
+
+
+@lru_cache(maxsize=8192)
+def tokens(text: str) -> frozenset[str]:
+    """Normalised content tokens: casefolded words without stop words or a plural ``s``, and
+    CJK character pairs.
+
+    >>> sorted(tokens("- The user lives in Lisbon <!-- permanent -->"))
+    ['lisbon', 'live']
     """
     text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text)).casefold()
     out: set[str] = set()
-    for run in _CJK_RUN.findall(text):
+    for run in CJK_RUN.findall(text):
         out.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
-        if topics:
-            out.update(_TOPIC_OF[ch] for ch in run if ch in _TOPIC_OF)
-    for word in _WORD.findall(_CJK_RUN.sub(" ", text)):
+    for word in _WORD.findall(CJK_RUN.sub(" ", text)):
         word = word.replace(",", "") if _DIGIT.search(word) else word
-        if word in _STOP:
-            continue
-        if topics and word in _TOPIC_OF:
-            out.add(_TOPIC_OF[word])
+        if word in STOP_WORDS:
             continue
         out.add(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
     return frozenset(out)
@@ -357,11 +354,11 @@ def phrases(text: str) -> frozenset[str]:
     """
     text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text)).casefold()
     out: set[str] = set()
-    for run in _CJK_RUN.findall(text):
+    for run in CJK_RUN.findall(text):
         out.update(run[i:i + 4] for i in range(len(run) - 3))
     words = []
-    for word in _WORD.findall(_CJK_RUN.sub(" , ", text)):
-        if word in _STOP or _DIGIT.search(word):
+    for word in _WORD.findall(CJK_RUN.sub(" , ", text)):
+        if word in STOP_WORDS or _DIGIT.search(word):
             words.append("")  # a stop word or a value breaks the phrase
             continue
         words.append(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
@@ -387,7 +384,7 @@ def distinctive(text: str) -> frozenset[str]:
         opening = match.start() == 0 or (re.search(r"[.!?:]\s*$", before) and not _TITLE.search(before))
         if _DIGIT.search(word):
             out.add(word.replace(",", "").casefold())
-        elif word[:1].isupper() and not opening and word.casefold() not in _STOP:
+        elif word[:1].isupper() and not opening and word.casefold() not in STOP_WORDS:
             out.add(word.casefold())
     return frozenset(out)
 
@@ -410,7 +407,7 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
     A line that holds the same slot with another value (:func:`nanomem.engines.offline.slots.same_slot`:
     "rent is 1,150 now" for "Rent is 980 a month") and shares a word with the correction is
     preferred, in any file; a pinned line is never chosen by its slot alone."""
-    mine, marks = tokens(correction, topics=True), distinctive(correction)
+    mine, marks = tokens(correction) | topic_tags(correction, correction=True), distinctive(correction)
     home = route_fact(correction)
     named_old = old_value(correction)
     old_values = values_of(named_old) if named_old else {}
@@ -419,13 +416,14 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
         for line in text.splitlines():
             if not _BULLET.match(line):
                 continue
-            theirs = tokens(line, topics=True)
+            words = tokens(line)
+            theirs = words | topic_tags(line, correction=False)
             if not theirs:
                 continue
             shared = mine & theirs
             by_topic = any(t.startswith("@") for t in shared) and rel == home
             related = bool(marks & (distinctive(line) | theirs)) or len(shared) >= 2 or by_topic
-            score = len(shared) / len(theirs)
+            score = len(shared) / max(1, len(words))  # a topic tag stands for a word of the line
             same_subject = bool(phrases(correction) & phrases(line))
             close = related and (score >= CORRECTION_THRESHOLD or same_subject)
             plain = _COMMENT.sub("", line)
@@ -433,9 +431,9 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             slot = (bool(shared) or family) and same_slot(correction, plain)
             if old_values and any(old_values[kind] & values_of(plain)[kind] for kind in old_values):
                 slot = True  # the line holds the old value the correction names ("from 40 to 55")
-            if not close and not (slot and not _PIN.search(line)):
+            if not close and not (slot and not is_pinned(line)):
                 continue
-            if _PERMANENT.search(line) and not permanent_correction_matches(line, correction):
+            if is_permanent(line) and not permanent_correction_matches(line, correction):
                 continue
             if best is None or (slot, score) > best[0]:
                 best = ((slot, score), rel, line)
@@ -468,7 +466,7 @@ def expired_lines(files: Mapping[str, str], today: date, ttl_days: int) -> list[
     for rel, text in files.items():
         for line in text.splitlines():
             found = _EPHEMERAL.search(line)
-            if found and not _PIN.search(line) and _age_days(found.group(1), today) > ttl_days:
+            if found and not is_pinned(line) and _age_days(found.group(1), today) > ttl_days:
                 out.append((rel, line))
     return out
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from nanomem.vocab import HAN_CHAR
+
 MAX_FACT_CHARS = 500  # a longer "sentence" is pasted material, not a statement
 
 _I = re.IGNORECASE
@@ -234,7 +236,6 @@ _ASKED_PREFERENCE = _rx(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b", 
                         r"喜欢", r"偏好", r"讨厌")
 _NUMBER = re.compile(r"\d")
 _QUESTION = re.compile(r"[?？]\s*$")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|\n+")
 # Words after which a period does not end the sentence: "Dr. Lee", "e.g. tea", "J. Smith".
 _ABBREVIATION = re.compile(
@@ -366,7 +367,7 @@ def is_style_request(sentence: str) -> bool:
     >>> is_style_request("解释的时候用英文单词。"), is_style_request("语气轻松一点。")
     (True, True)
     """
-    if _CJK.search(sentence):
+    if HAN_CHAR.search(sentence):
         return bool(_STYLE_ZH.search(sentence) and _DIRECTIVE_ZH.search(sentence))
     return bool(_STYLE_STRONG.search(sentence) and (_IMPERATIVE.search(sentence) or _PLEASE.search(sentence)))
 
@@ -392,7 +393,7 @@ def is_narrative(sentence: str) -> bool:
     >>> is_narrative("今天电梯坏了，只好走楼梯。"), is_narrative("今天要交报告了。")
     (True, False)
     """
-    if _CJK.search(sentence):
+    if HAN_CHAR.search(sentence):
         return bool(_PAST_ZH.search(sentence)) and not _AHEAD_ZH.search(sentence)
     return bool(_PAST_EN.search(sentence)) and not _AHEAD_EN.search(sentence)
 
@@ -414,6 +415,6 @@ def has_name(sentence: str) -> bool:
 
 
 def _long_enough(sentence: str) -> bool:
-    if _CJK.search(sentence):
-        return len(_CJK.findall(sentence)) >= 6
+    if HAN_CHAR.search(sentence):
+        return len(HAN_CHAR.findall(sentence)) >= 6
     return len(sentence.split()) >= 4

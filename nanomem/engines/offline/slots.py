@@ -26,7 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from nanomem.text.units import COMMON_WORDS
+from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_RUN, MONTHS, WEEKDAYS
 
 _I = re.IGNORECASE
 _ATTRIBUTES_EN = {
@@ -97,13 +97,10 @@ _VALUE_RX: list[tuple[str, re.Pattern[str]]] = [
     ("identifier", re.compile(r"\b(?!" + _UNITS + r"\b)([A-Z]{1,4})[- ]?(\d{2,}[A-Z0-9]*)\b")),
     ("number", re.compile(r"\d+(?:[.,]\d+)*")),
 ]
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _NAME = re.compile(r"(?<![\w'’-])[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
 _OPENING = re.compile(r"(?:^|[.!?:;]\s+|^\W*[-*+]\s+)$")
 _TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s*$")
-_NOT_NAMES = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march
-    april may june july august september october november december""".split()) | COMMON_WORDS
+_NOT_NAMES = frozenset(WEEKDAYS + MONTHS) | COMMON_WORDS
 # Words that carry the change itself: a clause holding one is never dropped as "the old value".
 _CHANGE = re.compile(
     r"\b(?:to|until|now|instead|moved|changed|switched|pushed|raised|lowered|rescheduled|postponed|"
@@ -260,7 +257,7 @@ def same_slot(correction: str, line: str) -> bool:
         return True
     if new["name"] - old["name"] and old["name"] and "role" in attributes_of(correction) & attributes_of(line):
         return True  # "my supervisor is now Dr. Lee" for "my supervisor is Dr. Park"
-    return bool(_CJK.search(correction) and _CJK.search(line))
+    return bool(HAN_CHAR.search(correction) and HAN_CHAR.search(line))
 
 
 def trim_correction(correction: str, replaced: str | None = None) -> str:
@@ -315,7 +312,7 @@ def _restates(clause: str, line: str, whole: str) -> bool:
             return False
     if any(mine[kind] for kind in mine if kind != "name"):
         return True
-    if _CJK.search(clause) and not re.search(r"\d", clause):
+    if HAN_CHAR.search(clause) and not re.search(r"\d", clause):
         return bool(_pairs(clause) & _pairs(line))
     return False
 
@@ -330,7 +327,7 @@ def _still_about(text: str, line: str) -> bool:
 
 
 def _pairs(text: str) -> set[str]:
-    return {run[i:i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)}
+    return {run[i:i + 2] for run in HAN_RUN.findall(text) for i in range(len(run) - 1)}
 
 
 def _normal(kind: str, match: re.Match[str]) -> str:
