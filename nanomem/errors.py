@@ -7,6 +7,7 @@ Every error knows the exit code the CLI returns for it::
     ├── WorkspaceError (2)     missing or malformed workspace files
     ├── CommandError (2)       bad slash-command or CLI usage
     ├── HistoryError (1)       history.jsonl or cursor files cannot be read or written
+    │   └── LockError (2)      a lock timed out (names the holder's pid) or cannot be opened
     ├── ProviderError (1)      the model endpoint failed (network, HTTP status, bad reply)
     ├── ToolError (1)          a tool call was malformed or refused (goes back to the model)
     ├── GitStoreError (1)      the memory repository cannot be read or written
@@ -48,6 +49,12 @@ class CommandError(NanomemError):
 
 class HistoryError(NanomemError):
     """The history log or a cursor file cannot be read or written."""
+
+
+class LockError(HistoryError):
+    """A lock file timed out (the message names the holder's pid) or cannot be opened."""
+
+    exit_code = 2
 
 
 class ProviderError(NanomemError):

@@ -267,7 +267,10 @@ def test_run_dream_compacts_the_history_after_a_successful_run(setup: Setup) -> 
     with provider_over("mock", fake) as engine:
         result = setup.dream(engine)
     assert result.dream_cursor_after == 5
-    assert [e.cursor for e in setup.history.read_since(0)] == [4, 5]
+    main = setup.history.path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["cursor"] for line in main] == [4, 5]  # 1-3 moved, not deleted:
+    assert [s.path.name for s in setup.history.segments()] == ["history.compacted-1-3.jsonl"]
+    assert [e.cursor for e in setup.history.read_since(0)] == [1, 2, 3, 4, 5]
 
 
 def test_run_dream_dry_run_does_not_compact(setup: Setup) -> None:

@@ -173,16 +173,23 @@ while True:
 
 
 def _all_history_entries(ws: Path) -> list[dict]:
-    """Every parseable line of history.jsonl and its overflow segments."""
+    """Every parseable line of history.jsonl and of its segments, within each segment's range
+    (``history.<kind>-<first>-<last>.jsonl``: a compaction killed mid-way may leave the tail
+    that stayed in history.jsonl beyond it, which no reader reads)."""
     import json
+    import re
 
     out = []
     for path in sorted((ws / "memory").glob("history*.jsonl")):
+        named = re.match(r"history\.[a-z]+-(\d+)-(\d+)\.jsonl$", path.name)
         for line in path.read_bytes().split(b"\n"):
             try:
-                out.append(json.loads(line))
+                entry = json.loads(line)
             except ValueError:
                 continue
+            if named and not int(named[1]) <= entry.get("cursor", 0) <= int(named[2]):
+                continue
+            out.append(entry)
     return out
 
 

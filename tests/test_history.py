@@ -342,6 +342,7 @@ def test_dream_cursor_garbage_without_fallback_is_never_zero(
 
 def test_write_dream_cursor_is_atomic_decimal_text(workspace: Path) -> None:
     history = make_history(workspace)
+    history.append_many([f"e{i}" for i in range(12)])
     history.write_dream_cursor(12)
     assert (workspace / "memory" / ".dream_cursor").read_text() == "12\n"
     assert history.read_dream_cursor() == 12
@@ -379,12 +380,14 @@ def test_compact_never_drops_an_entry_after_the_dream_cursor(workspace: Path) ->
     assert history.pending_count() == 6
 
 
-def test_compact_keeps_malformed_lines_for_a_person_to_repair(workspace: Path) -> None:
+def test_compact_moves_malformed_lines_verbatim_for_a_person_to_repair(workspace: Path) -> None:
     write_lines(workspace, [entry_line(1), "oops {", entry_line(2), entry_line(3)])
     history = make_history(workspace, config=Config(max_history_entries=1))
     history.write_dream_cursor(3)
     assert history.compact() == 2
-    assert (workspace / "memory" / "history.jsonl").read_text().splitlines() == ["oops {", entry_line(3)]
+    assert (workspace / "memory" / "history.jsonl").read_text().splitlines() == [entry_line(3)]
+    segment = workspace / "memory" / "history.compacted-1-2.jsonl"
+    assert segment.read_text().splitlines() == [entry_line(1), "oops {", entry_line(2)]
 
 
 def test_compact_drops_nothing_when_the_dream_cursor_is_damaged(workspace: Path) -> None:
@@ -399,7 +402,8 @@ def test_history_stays_bounded_when_dream_never_runs(workspace: Path) -> None:
     history = make_history(workspace, config=Config(max_history_entries=3))
     for i in range(1, 96):
         history.append(f"e{i}")
-    assert len(lines_of(workspace)) <= 30
+        history.compact()  # what every consolidation does after appending
+    assert len(lines_of(workspace)) <= 31
     overflow = history.overflow_files()
     assert overflow and all(p.name.startswith("history.overflow-") for p in overflow)
     assert [e.cursor for e in history.read_since(0)] == list(range(1, 96))
@@ -407,12 +411,17 @@ def test_history_stays_bounded_when_dream_never_runs(workspace: Path) -> None:
     assert [e.cursor for e in history.read_since(10, limit=3)] == [11, 12, 13]
 
 
-def test_compact_deletes_overflow_segments_once_dream_processed_them(workspace: Path) -> None:
+def test_compact_turns_overflow_segments_into_compacted_ones_once_dream_processed_them(
+    workspace: Path,
+) -> None:
     history = make_history(workspace, config=Config(max_history_entries=2))
     for i in range(1, 41):
         history.append(f"e{i}")
+        history.compact()
     assert history.overflow_files()
     history.write_dream_cursor(40)
     assert history.compact() == 38
     assert history.overflow_files() == []
-    assert [e.cursor for e in history.read_since(0)] == [39, 40]
+    assert {seg.kind for seg in history.segments()} == {"compacted"}
+    assert [e.cursor for e in history.read_since(0)] == list(range(1, 41))
+    assert [e.cursor for e in history.read_since(history.read_dream_cursor())] == []

@@ -36,7 +36,7 @@ from nanomem.consolidate.budget import (
 )
 from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, engine_session
 from nanomem.config import Config
-from nanomem.errors import ProviderError
+from nanomem.errors import HistoryError, ProviderError
 from nanomem.store.sessions import (
     Session,
     format_messages,
@@ -261,7 +261,13 @@ async def consolidate(
     if calibration is not None:
         runner.calibration = calibration
     async with engine_session(engine):  # one connection for every round
-        return await runner.run(system_prompt, memory_context, tools)
+        result = await runner.run(system_prompt, memory_context, tools)
+    if result.cursors and hasattr(history, "compact"):  # off the append path (docs/history.md)
+        try:
+            history.compact()
+        except HistoryError as exc:  # the archive itself succeeded; the next one retries
+            log.warning("history compaction after consolidation failed: %s", exc)
+    return result
 
 
 class _Run:
@@ -287,6 +293,7 @@ class _Run:
         self.fixed = 0
         self.calibration = session_calibration(self.session)
         self.learned: tokens.Calibration | None = None
+        self.chunk_tag: str | None = None
 
     async def run(
         self, system_prompt: str, memory_context: str, tools: Sequence[dict[str, Any]]
@@ -337,8 +344,20 @@ class _Run:
 
     async def _round(self, start: int, end: int, failed_before: int) -> tuple[str, int] | None:
         """Archive ``[start, end)``; return ``(reason, failure_count)`` when the round failed."""
+        done = self._archived_before(start)
+        if done is not None:  # a kill came between the history append and the session save
+            end, cursors = done
+            log.warning("session %s: messages %d-%d are already in history (cursors %s); "
+                        "advancing without archiving them again", self.session.key, start, end,
+                        list(cursors))
+            if not self._commit(start, end, fingerprint(self.session.messages[start:end])):
+                return "the session file changed during consolidation; run it again", 0
+            self.cursors.extend(cursors)
+            self.archived += end - start
+            return None
         chunk = self.session.messages[start:end]
         mark = fingerprint(chunk)
+        self.chunk_tag = f"{mark}/{end - start}"
         request = build_request(chunk, session_key=self.session.key, config=self.config)
         try:
             response = await self.engine.complete(request)
@@ -402,9 +421,24 @@ class _Run:
         if failure is not None:
             return replace(session, updated_at=stamp).with_metadata(**{FAILURE_KEY: failure})
         if entries:  # the append must succeed before the offset moves
-            self.cursors.extend(self.history.append_many(list(entries), session_key=session.key, kind=kind))
+            self.cursors.extend(self.history.append_many(
+                list(entries), session_key=session.key, kind=kind, chunk=self.chunk_tag))
         advanced = replace(session, last_consolidated=end, updated_at=stamp)
         return advanced.with_metadata(**{FAILURE_KEY: None})
+
+    def _archived_before(self, start: int) -> tuple[int, tuple[int, ...]] | None:
+        """``(end, cursors)`` when history's newest chunk of this session is the one starting at
+        ``start`` (its tag is ``<fingerprint>/<message count>``)."""
+        find = getattr(self.history, "find_chunk", None)
+        record = find(self.session.key) if find is not None else None
+        if record is None:
+            return None
+        mark, _, count = record.tag.rpartition("/")
+        end = start + int(count) if count.isdigit() else -1
+        messages = self.session.messages
+        if start < end <= len(messages) and fingerprint(messages[start:end]) == mark:
+            return end, record.cursors
+        return None
 
     def _previous_failure(self) -> tuple[int, int, int] | None:
         """``(start, end, count)`` of the recorded failed chunk, if it is still the next one."""

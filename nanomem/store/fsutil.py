@@ -13,15 +13,24 @@ target, fsync the directory. A reader sees the old bytes or the new bytes, never
     lock = FileLock(ws.dream_lock)
     if not lock.acquire(blocking=False):
         return "already running"
+
+A blocking acquire waits at most ``timeout`` seconds (default :data:`LOCK_TIMEOUT_SECONDS`, or
+the ``NANOMEM_LOCK_TIMEOUT`` environment variable), then raises :class:`LockError` naming the
+holder's pid, which every holder writes into the lock file. A lock path that is a directory (or
+otherwise cannot be opened) is a :class:`LockError` too, never a traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
+
+from nanomem.errors import LockError
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
@@ -58,9 +67,26 @@ def atomic_write(path: Path, data: bytes | str, *, encoding: str = "utf-8") -> N
     fsync_dir(path.parent)
 
 
+def os_error_fix(exc: OSError) -> str:
+    """The fix to name in a one-line message for an OS error on a workspace file.
+
+    >>> os_error_fix(OSError(28, 'No space left on device'))
+    'free some disk space and retry'
+    """
+    if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
+        return "free some disk space and retry"
+    if exc.errno == errno.ELOOP:
+        return "the path is a symlink loop; replace the link with a regular file"
+    if exc.errno == errno.EISDIR:
+        return "the path is a directory; move it aside"
+    if exc.errno in (errno.EPERM, errno.EACCES, errno.EROFS):
+        return "make the file writable (chmod u+w; chattr -i for an immutable file)"
+    return "check the disk and the file's permissions"
+
+
 def fsync_dir(directory: Path) -> None:
     """Make a rename inside ``directory`` durable (a no-op where the OS cannot)."""
-    if os.name == "nt":  # pragma: no cover
+    if sys.platform == "win32":  # pragma: no cover
         return
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -71,6 +97,29 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+LOCK_TIMEOUT_SECONDS = 30.0
+_POLL_MAX = 0.01
+
+
+def default_lock_timeout() -> float:
+    """``NANOMEM_LOCK_TIMEOUT`` (seconds) when set to a positive number, else 30."""
+    raw = os.environ.get("NANOMEM_LOCK_TIMEOUT", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return LOCK_TIMEOUT_SECONDS
+    return value if value > 0 and value == value and value != float("inf") else LOCK_TIMEOUT_SECONDS
+
+
+def read_lock_holder(path: Path) -> int | None:
+    """The pid written into a lock file by its last holder, if readable."""
+    try:
+        text = Path(path).read_bytes()[:32].decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
 class FileLock:
     """An exclusive advisory lock on ``path``, shared by threads and processes.
 
@@ -79,32 +128,73 @@ class FileLock:
     ``flock`` locks belong to the open file description, not the thread.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, timeout: float | None = None) -> None:
         self.path = Path(path)
+        self.timeout = timeout
         self._fd: int | None = None
         self._thread_lock = threading.Lock()
 
     def acquire(self, blocking: bool = True) -> bool:
-        """Take the lock; with ``blocking=False`` return ``False`` at once if it is held."""
-        if not self._thread_lock.acquire(blocking):
+        """Take the lock; with ``blocking=False`` return ``False`` at once if it is held.
+
+        A blocking acquire raises :class:`LockError` after ``timeout`` seconds.
+        """
+        timeout = self.timeout if self.timeout is not None else default_lock_timeout()
+        deadline = time.monotonic() + timeout
+        if not self._thread_lock.acquire(blocking, timeout if blocking else -1):
+            if blocking:
+                raise self._timed_out(timeout)
             return False
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = self._open()
         except BaseException:
             self._thread_lock.release()
             raise
         try:
-            if not _lock_fd(fd, blocking):
-                os.close(fd)
-                self._thread_lock.release()
-                return False
+            got = self._lock_until(fd, blocking, deadline)
+            if got:
+                _write_pid(fd)
         except BaseException:
             os.close(fd)
             self._thread_lock.release()
             raise
+        if not got:
+            os.close(fd)
+            self._thread_lock.release()
+            if blocking:
+                raise self._timed_out(timeout)
+            return False
         self._fd = fd
         return True
+
+    @staticmethod
+    def _lock_until(fd: int, blocking: bool, deadline: float) -> bool:
+        delay = 0.001
+        while not _lock_fd(fd, False):
+            left = deadline - time.monotonic()
+            if not blocking or left <= 0:
+                return False
+            time.sleep(min(delay, left))
+            delay = min(delay * 2, _POLL_MAX)
+        return True
+
+    def _open(self) -> int:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except IsADirectoryError as exc:
+            raise LockError(f"{self.path}: is a directory, not a lock file; remove it "
+                            f"(rmdir {self.path}) and retry") from exc
+        except OSError as exc:
+            hint = ("a symlink loop; remove the link" if exc.errno == errno.ELOOP
+                    else "check the permissions of the file and its directory")
+            raise LockError(f"{self.path}: cannot open lock file ({exc.strerror}); {hint}") from exc
+
+    def _timed_out(self, timeout: float) -> LockError:
+        pid = read_lock_holder(self.path)
+        holder = f"pid {pid}" if pid is not None else "another process"
+        return LockError(f"{self.path}: still held by {holder} after {timeout:g} s; wait for it "
+                         "to finish or stop it (set NANOMEM_LOCK_TIMEOUT to wait longer)")
 
     def release(self) -> None:
         """Release the lock taken by :meth:`acquire`."""
@@ -130,10 +220,20 @@ class FileLock:
         self.release()
 
 
+def _write_pid(fd: int) -> None:
+    """Record the holder's pid in the lock file (best effort: the lock is what counts)."""
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    except (OSError, AttributeError):  # pragma: no cover - pwrite is missing on Windows
+        pass
+
+
 def _lock_fd(fd: int, blocking: bool) -> bool:
     if sys.platform == "win32":  # pragma: no cover
         mode = msvcrt.LK_LOCK if blocking else msvcrt.LK_NBLCK
         try:
+            os.lseek(fd, 0, os.SEEK_SET)
             msvcrt.locking(fd, mode, 1)
         except OSError:
             return False

@@ -8,33 +8,38 @@ log's API: appends under a lock, the cursor files, compaction and overflow.
 1
 
 Appends hold ``memory/.history.lock`` (a process lock) and take a cursor above the last line,
-``.cursor``, the dream cursor and every overflow segment. ``read_since`` binary-searches byte
-offsets. ``compact`` drops processed entries and moves a pile of unprocessed ones into
-``memory/history.overflow-<first>-<last>.jsonl``, which ``read_since`` still reads.
-docs/history.md has the rules.
+the ``.cursor`` hint, the dream cursor and every segment; one fsync per append. ``read_since``
+binary-searches byte offsets. ``compact`` (never on the append path) moves old entries into
+segments ``memory/history.<compacted|overflow>-<first>-<last>.jsonl``; nothing is deleted, and
+:meth:`History.iter_entries` streams every entry of every segment. docs/history.md has the rules.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import closing
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from nanomem.config import Config
 from nanomem.errors import HistoryError
-from nanomem.store.fsutil import FileLock, atomic_write, fsync_dir
+from nanomem.store import compaction
+from nanomem.store.cursorfiles import read_cursor_file, write_cursor_file, write_cursor_hint
+from nanomem.store.fsutil import FileLock, atomic_write, fsync_dir, os_error_fix
 from nanomem.store.historyfile import (
     HistoryEntry,
     LineReader,
     MalformedLines,
+    Segment,
     cap_content,
     list_segments,
     open_log,
     parse_line_bytes,
-    read_into,
     read_tail_cursor,
     render_line,
     segment_name,
@@ -50,8 +55,18 @@ logger = logging.getLogger(__name__)
 SUMMARY_MAX_CHARS = 8000
 ENTRY_MAX_CHARS = 64000
 OVERFLOW_FACTOR = 10
+OUTLIER_GAP = 1_000_000
+EXACT_COUNT_BYTES = 1 << 20
 KINDS: tuple[str, ...] = ("summary", "raw")
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """The newest consolidated chunk of a session found in history: its tag and cursors."""
+
+    tag: str
+    cursors: tuple[int, ...]
 
 
 class History:
@@ -59,32 +74,43 @@ class History:
 
     def __init__(self, workspace: Workspace, config: Config | None = None, *,
                  clock: Callable[[], datetime] | None = None,
-                 dream_cursor_fallback: Callable[[], int | None] | None = None) -> None:
+                 dream_cursor_fallback: Callable[[], int | None] | None = None,
+                 lock_timeout: float | None = None) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.config = config or Config()
         self._clock = clock or datetime.now
         self._fallback = dream_cursor_fallback
         self._fallback_cache: tuple[int | None] | None = None
-        self._lock = FileLock(self.workspace.history_lock)
+        self._lock = FileLock(self.workspace.history_lock, timeout=lock_timeout)
         self._migration_checked = False
-        self._warned: set[tuple[str, int]] = set()
+        self._warned: set[tuple[object, ...]] = set()
         self.path = self.workspace.history
 
-    def append(self, text: str, *, session_key: str | None = None, kind: str | None = None) -> int:
+    # appending ---------------------------------------------------------------------------------
+
+    def append(self, text: str, *, session_key: str | None = None, kind: str | None = None,
+               chunk: str | None = None) -> int:
         """Redact, cap and append one entry; return its cursor.
 
         >>> History(Workspace(Path("ws"))).append("note")  # doctest: +SKIP
         1
         """
-        return self.append_many([text], session_key=session_key, kind=kind)[0]
+        return self.append_many([text], session_key=session_key, kind=kind, chunk=chunk)[0]
 
     def append_many(self, texts: Iterable[str], *, session_key: str | None = None,
-                    kind: str | None = None) -> list[int]:
-        """Append several entries under one lock, in one write: all of them or none."""
+                    kind: str | None = None, chunk: str | None = None) -> list[int]:
+        """Append several entries under one lock, in one write: all of them or none.
+
+        ``chunk`` tags every entry (the consolidator's chunk fingerprint): when the newest
+        chunk of ``session_key`` already has that tag, nothing is written and its cursors are
+        returned, so a retry after a kill never archives the chunk twice.
+        """
         if kind is not None and kind not in KINDS:
             raise HistoryError(f"history entry kind {kind!r} is unknown; use one of {KINDS}")
         if session_key is not None and not isinstance(session_key, str):
             raise HistoryError(f"session_key must be a string, not {type(session_key).__name__}")
+        if chunk is not None and (not isinstance(chunk, str) or not chunk or "\n" in chunk):
+            raise HistoryError(f"chunk must be a one-line non-empty string, not {chunk!r}")
         if isinstance(texts, (str, bytes)):
             raise HistoryError("append_many takes a list of texts; use append() for one text")
         contents = [self._prepare(text, kind) for text in texts]
@@ -92,13 +118,18 @@ class History:
             return []
         self._ensure_migrated()
         with self._lock:
+            if chunk is not None and session_key is not None:
+                done = self.find_chunk(session_key)
+                if done is not None and done.tag == chunk:
+                    logger.info("chunk %s of session %s is already in history (cursors %s); "
+                                "not appended again", chunk, session_key, list(done.cursors))
+                    return list(done.cursors)
             base = self._next_base_locked()
             stamp = self._clock().strftime(TIMESTAMP_FORMAT)
-            entries = [HistoryEntry(base + i, stamp, content, session_key, kind)
+            entries = [HistoryEntry(base + i, stamp, content, session_key, kind, chunk)
                        for i, content in enumerate(contents, start=1)]
             self._append_lines_locked(entries)
-            self._write_cursor_file(self.workspace.cursor, entries[-1].cursor)
-            self._rotate_if_needed_locked(entries[-1].cursor)
+            self._write_cursor_hint(entries[-1].cursor)
         return [entry.cursor for entry in entries]
 
     def _prepare(self, text: str, kind: str | None) -> str:
@@ -121,7 +152,8 @@ class History:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise HistoryError(f"{path}: cannot open for append ({exc.strerror})") from exc
+            raise HistoryError(f"{path}: cannot open for append ({exc.strerror}); "
+                               f"{os_error_fix(exc)}") from exc
         try:
             size = os.fstat(fd).st_size
             if size > 0:
@@ -134,64 +166,198 @@ class History:
                     written += os.write(fd, payload[written:])
                 os.fsync(fd)
             except OSError as exc:
-                os.ftruncate(fd, size)
-                raise HistoryError(f"{path}: append failed ({exc.strerror}); nothing was "
-                                   "written, check disk space and permissions") from exc
+                self._roll_back(fd, size, exc)
         finally:
             os.close(fd)
 
-    def _next_base_locked(self) -> int:
-        segment_last = max((last for _, last, _ in self._segments()), default=0)
-        return max(self._write_cursor(), self._dream_state(locked=True)[0], segment_last)
+    def _roll_back(self, fd: int, size: int, exc: OSError) -> None:
+        """Cut a failed append back to ``size``; say so plainly when even that fails."""
+        try:
+            os.ftruncate(fd, size)
+        except OSError as again:
+            raise HistoryError(
+                f"{self.path}: append failed ({exc.strerror}) and so did cutting back the partial "
+                f"line ({again.strerror}); readers skip the torn line; {os_error_fix(exc)}") from exc
+        raise HistoryError(f"{self.path}: append failed ({exc.strerror}); nothing was written; "
+                           f"{os_error_fix(exc)}") from exc
 
-    def _write_cursor(self) -> int:
-        written = self._read_cursor_file(self.workspace.cursor)[0] or 0
-        return max(read_tail_cursor(self.path), written)
+    def _write_cursor_hint(self, cursor: int) -> None:
+        """``.cursor`` is a hint (no fsync): a failure warns, the entry is saved all the same."""
+        error = write_cursor_hint(self.workspace.cursor, cursor)
+        if error is not None:
+            self._warn_once(("cursor-hint", error.errno), "%s: cannot update the write-cursor "
+                            "hint (%s); the entry is saved and the cursor is read from "
+                            "history.jsonl", self.workspace.cursor, error.strerror)
+
+    def _next_base_locked(self) -> int:
+        """The largest cursor ever handed out, as far as the files tell."""
+        known = self._history_high()
+        dream_raw = self._read_cursor_file(self.workspace.dream_cursor)[0]
+        dream = self._dream_state(locked=True)[0]  # a writer repairs a clamped value first
+        # ... but a new cursor still goes above the file's old value (DESIGN §1)
+        candidates = [self._read_cursor_file(self.workspace.cursor)[0],
+                      dream_raw if dream_raw is not None else dream]
+        base = known
+        for name, value in zip((".cursor", ".dream_cursor"), candidates):
+            if value is None or value <= known:
+                continue
+            if value > known + OUTLIER_GAP:
+                self._warn_once(("outlier", name, value), "memory/%s holds %d, more than %d above "
+                                "every cursor in history (%d); ignored as corrupt", name, value,
+                                OUTLIER_GAP, known)
+                continue
+            base = max(base, value)
+        return base
+
+    def _history_high(self) -> int:
+        """The highest cursor in ``history.jsonl`` or a segment (a segment's name is checked
+        against its last line when it would decide, so a corrupt name cannot inflate it)."""
+        tail = read_tail_cursor(self.path)
+        segments = self.segments()
+        top = max((seg.last for seg in segments), default=0)
+        if top <= tail:
+            return tail
+        lower = max((seg.last for seg in segments if seg.last < top), default=0)
+        for seg in segments:
+            if seg.last == top:
+                held = read_tail_cursor(seg.path)
+                if held < seg.last:
+                    self._warn_once(("segment-name", seg.path.name), "memory/%s is named up to "
+                                    "cursor %d but its last entry is %d; using %d", seg.path.name,
+                                    seg.last, held, max(held, seg.first))
+                    top = max(held, seg.first)
+        return max(tail, lower, top)
+
+    def last_cursor(self) -> int:
+        """The write cursor: the largest cursor in history (or in the ``.cursor`` hint)."""
+        self._ensure_migrated()
+        known = self._history_high()
+        hint = self._read_cursor_file(self.workspace.cursor)[0]
+        return hint if hint is not None and known < hint <= known + OUTLIER_GAP else known
+
+    # reading -----------------------------------------------------------------------------------
 
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Entries with a cursor greater than ``cursor``, in cursor order, at most ``limit``.
 
         Costs in proportion to the entries returned: a binary search over byte offsets finds
-        the first one. Overflow segments are read first, so nothing is hidden.
+        the first one. Segments are read first, so nothing is hidden.
         """
         _check_count(cursor, "read_since needs a cursor >= 0")
         if limit is not None:
             _check_count(limit, "read_since needs a limit >= 0 or None")
         if limit == 0:
             return []
-        self._ensure_migrated()
         out: list[HistoryEntry] = []
-        problems, floor = MalformedLines(), cursor
-        main = open_log(self.path)  # before listing segments, so a concurrent rotation is seen
+        with closing(self.iter_entries(cursor)) as entries:
+            for entry in entries:
+                if limit is not None and len(out) >= limit and entry.cursor != out[-1].cursor:
+                    break
+                out.append(entry)
+        out.sort(key=lambda e: e.cursor)
+        return out
+
+    def iter_entries(self, since: int = 0) -> Generator[HistoryEntry, None, None]:
+        """Stream every entry with a cursor above ``since``: compacted and overflow segments,
+        then ``history.jsonl``, in cursor order, one file open at a time (bounded memory).
+
+        A segment whose range ends at or below ``since`` is skipped by its name alone, and
+        each file is entered by a binary search, so reading what is new since a cursor costs
+        in proportion to what is new.
+        """
+        _check_count(since, "iter_entries needs a cursor >= 0")
+        self._ensure_migrated()
+        problems, floor = MalformedLines(), since
+        main = open_log(self.path)  # before listing segments, so a concurrent move is seen
         try:
-            for _, last, path in self._segments():
-                if last > floor:
-                    floor = read_into(out, open_log(path), path, floor, limit, problems)
-            read_into(out, main, self.path, floor, limit, problems)
+            for seg in self.segments():
+                if seg.last > floor:
+                    handle = _open_segment(seg)
+                    if handle is not None:
+                        floor = yield from _entries_of(handle, seg.path, floor, problems, seg.last)
+            if main is not None:
+                inode = os.fstat(main.fileno()).st_ino
+                floor = yield from _entries_of(main, self.path, floor, problems)
+                main = None
+                again = open_log(self.path)  # compaction replaced the file while we read
+                if again is not None and os.fstat(again.fileno()).st_ino != inode:
+                    yield from _entries_of(again, self.path, floor, problems)
+                elif again is not None:
+                    again.close()
         finally:
             if main is not None:
                 main.close()
             problems.emit()
-        return out
 
-    def last_cursor(self) -> int:
-        """The write cursor: the larger of ``.cursor`` and the last line's cursor."""
-        self._ensure_migrated()
-        return self._write_cursor()
-
-    def pending_count(self) -> int:
-        """Entries after the dream cursor (overflow segments included)."""
-        return len(self.read_since(self.read_dream_cursor()))
-
-    def overflow_files(self) -> list[Path]:
-        """Overflow segments (unprocessed entries moved out of ``history.jsonl``), oldest first."""
-        return [path for _, _, path in self._segments()]
-
-    def _segments(self) -> list[tuple[int, int, Path]]:
+    def segments(self) -> list[Segment]:
+        """Every segment (``compacted`` and ``overflow``), lowest first cursor first."""
         return list_segments(self.workspace.memory_dir)
 
+    def overflow_files(self) -> list[Path]:
+        """Overflow segments (holding unprocessed entries when they were cut), oldest first."""
+        return [seg.path for seg in self.segments() if seg.kind == "overflow"]
+
+    def pending_count(self) -> int:
+        """Entries after the dream cursor, without reading every line.
+
+        A segment counts the cursor values of its name's range after the dream cursor.
+        ``history.jsonl`` is entered by a binary search; when at most 1 MiB follows, its lines
+        are counted (a prefix match each; malformed lines warn), otherwise the cursor span is
+        used. Exact for
+        nanomem's own appends, an upper bound across cursor gaps, and 0 exactly when nothing
+        is pending. docs/history.md.
+        """
+        dream = self.read_dream_cursor()
+        total = sum(seg.last - max(seg.first - 1, dream)
+                    for seg in self.segments() if seg.last > dream)
+        main = open_log(self.path)
+        if main is None:
+            return total
+        problems = MalformedLines()
+        with main:
+            reader = LineReader(main, self.path, problems)
+            start = reader.offset_above(dream)
+            if start >= reader.size:
+                return total
+            if reader.size - start <= EXACT_COUNT_BYTES:
+                total += reader.count_above(start, dream)
+                problems.emit()
+                return total
+            first = reader.first_entry(start, None)
+            last = reader.last_cursor()
+        return total + max(1, last - (first[2].cursor - 1 if first else dream))
+
+    def find_chunk(self, session_key: str) -> ChunkRecord | None:
+        """The newest entry of ``session_key`` in ``history.jsonl``, if it carries a chunk
+        tag: that tag and the cursors of its run of entries. Reads backwards from the end and
+        stops at the session's newest entry."""
+        handle = open_log(self.path)
+        if handle is None:
+            return None
+        needle = json.dumps(session_key, ensure_ascii=False).encode("utf-8", "surrogateescape")
+        tag, cursors = None, []
+        with handle:
+            for raw in LineReader(handle, self.path, MalformedLines()).iter_backward():
+                if needle not in raw and tag is None:
+                    continue
+                entry = parse_line_bytes(raw)
+                if not isinstance(entry, HistoryEntry):
+                    continue
+                if tag is not None:
+                    if entry.session_key != session_key or entry.chunk != tag:
+                        break
+                    cursors.append(entry.cursor)
+                elif entry.session_key == session_key:
+                    if entry.chunk is None:
+                        return None
+                    tag, cursors = entry.chunk, [entry.cursor]
+        return ChunkRecord(tag, tuple(sorted(cursors))) if tag is not None else None
+
+    # cursor files ------------------------------------------------------------------------------
+
     def read_dream_cursor(self) -> int:
-        """The dream cursor; a damaged file is recovered, never read as 0 (docs/history.md)."""
+        """The dream cursor; a damaged file is recovered, never read as 0, and a value above
+        every cursor in history is clamped (docs/history.md)."""
         self._ensure_migrated()
         return self._dream_state(locked=False)[0]
 
@@ -202,35 +368,48 @@ class History:
             self._write_cursor_file(self.workspace.dream_cursor, cursor)
 
     def _dream_state(self, *, locked: bool) -> tuple[int, bool]:
-        """``(dream cursor, trusted)``; an untrusted value never drops entries in that call.
+        """``(dream cursor, trusted)``; an untrusted value never moves entries in that call.
 
         A damaged file with no git fallback is repaired with the write cursor, so entries
-        appended later stay pending instead of sliding behind a moving recovered value.
+        appended later stay pending instead of sliding behind a moving recovered value. Only
+        a caller holding the lock (a writer) repairs a file; a reader just uses the value.
         """
         path = self.workspace.dream_cursor
         value, state = self._read_cursor_file(path)
         if value is not None:
-            return value, True
+            return self._clamped(value, locked=locked), True
         recovered = self._call_fallback()
         if recovered is not None:
-            if (state, recovered) not in self._warned:
-                self._warned.add((state, recovered))
-                logger.warning("%s is %s; using dream cursor %d from the last dream commit",
-                               path, "missing" if state == "missing" else "damaged", recovered)
+            self._warn_once((state, recovered), "%s is %s; using dream cursor %d from the last "
+                            "dream commit", path, "missing" if state == "missing" else "damaged",
+                            recovered)
             return recovered, True
         if state == "missing":
             return 0, True
-        tail = self._write_cursor()
-        logger.warning("%s is damaged and no dream commit names a cursor; marking everything up to "
-                       "cursor %d as processed so the archive is not replayed; edit the file to "
-                       "change that", path, tail)
+        tail = self._history_high()
+        self._warn_once(("garbage", tail), "%s is damaged and no dream commit names a cursor; "
+                        "marking everything up to cursor %d as processed so the archive is not "
+                        "replayed; edit the file to change that", path, tail)
         if locked:
             self._write_cursor_file(path, tail)
-        else:
-            with self._lock:
-                if self._read_cursor_file(path)[0] is None:
-                    self._write_cursor_file(path, tail)
         return tail, False
+
+    def _clamped(self, value: int, *, locked: bool) -> int:
+        """A dream cursor above every cursor in history cannot be right: clamp it to the last
+        ``Dream-Cursor:`` trailer (when lower) and to the last cursor in history."""
+        high = self._history_high()
+        if value <= high:
+            return value
+        trailer = self._call_fallback()
+        clamped = min(high, trailer) if trailer is not None else high
+        source = f"the last dream commit's Dream-Cursor {trailer}" if trailer is not None and \
+            trailer < high else f"the last cursor in history, {high}"
+        self._warn_once(("clamp", value, clamped), "%s holds %d, above every cursor in history; "
+                        "clamped to %d (%s) so no entry is hidden from Dream",
+                        self.workspace.dream_cursor, value, clamped, source)
+        if locked:
+            self._write_cursor_file(self.workspace.dream_cursor, clamped)
+        return clamped
 
     def _call_fallback(self) -> int | None:
         """The git fallback's dream cursor, asked at most once per History object."""
@@ -239,28 +418,21 @@ class History:
             self._fallback_cache = (value if type(value) is int and value >= 0 else None,)
         return self._fallback_cache[0] if self._fallback_cache else None
 
-    @staticmethod
-    def _read_cursor_file(path: Path) -> tuple[int | None, str]:
-        try:
-            text = path.read_bytes().decode("ascii").strip()
-        except FileNotFoundError:
-            return None, "missing"
-        except (OSError, UnicodeDecodeError):
-            return None, "garbage"
-        return (int(text), "ok") if text.isdigit() else (None, "garbage")
+    def _warn_once(self, key: tuple[object, ...], message: str, *args: object) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            logger.warning(message, *args)
 
-    @staticmethod
-    def _write_cursor_file(path: Path, cursor: int) -> None:
-        try:
-            atomic_write(path, f"{cursor}\n")
-        except OSError as exc:
-            raise HistoryError(f"{path}: cannot write cursor ({exc.strerror})") from exc
+    _read_cursor_file = staticmethod(read_cursor_file)
+    _write_cursor_file = staticmethod(write_cursor_file)
+
+    # compaction --------------------------------------------------------------------------------
 
     def compact(self) -> int:
-        """Drop processed entries beyond ``max_history_entries``; return how many were dropped.
+        """Move old entries out of ``history.jsonl`` into segments; return how many processed
+        entries moved (counted by cursor). Nothing is deleted; rules in docs/history.md.
 
-        Never drops an entry after the dream cursor; a pile of more than ``10 ×
-        max_history_entries`` unprocessed cursors moves, oldest first, to an overflow segment.
+        Costs a binary search and a copy of the kept tail, whatever the history size.
         """
         self._ensure_migrated()
         with self._lock:
@@ -270,62 +442,38 @@ class History:
                 raise HistoryError(f"{self.path}: compaction failed ({exc.strerror}); nothing "
                                    "was lost and the next compaction retries") from exc
 
-    def _rotate_if_needed_locked(self, last: int) -> None:
-        """Compact when the cursors in the file span more than the overflow cap (O(1) check)."""
-        with open(self.path, "rb") as handle:
-            found = LineReader(handle, self.path, MalformedLines()).first_entry(0, None)
-        if found is not None and last - found[2].cursor + 1 > self._overflow_cap():
-            self._compact_locked()
-
     def _overflow_cap(self) -> int:
         return OVERFLOW_FACTOR * max(self.config.max_history_entries, 1)
 
     def _compact_locked(self) -> int:
         dream, trusted = self._dream_state(locked=True)
-        drop_upto = dream if trusted else 0
-        keep = self.config.max_history_entries
-        dropped = self._drop_processed_segments(drop_upto)
-        if not self.path.exists():
-            return dropped
-        raw_lines = self.path.read_bytes().split(b"\n")
-        if raw_lines[-1] == b"":
-            raw_lines.pop()
-        parsed = [parse_line_bytes(raw) for raw in raw_lines]
-        cursors = [p.cursor for p in parsed if isinstance(p, HistoryEntry)]
-        if not cursors:
-            return dropped
-        last = max(cursors)
-        unprocessed = [c for c in cursors if c > drop_upto]
-        rotate = bool(unprocessed) and last - min(unprocessed) + 1 > self._overflow_cap()
-        kept: list[bytes] = []
-        moved: list[tuple[bytes, int]] = []
-        for raw, entry in zip(raw_lines, parsed):
-            cursor = entry.cursor if isinstance(entry, HistoryEntry) else None
-            old = cursor if cursor is not None and cursor <= last - keep else None
-            if old is not None and old <= drop_upto:
-                dropped += 1
-            elif old is not None and rotate:
-                moved.append((raw, old))
-            elif raw.strip():
-                kept.append(raw)
-        if moved:
-            name = segment_name(moved[0][1], moved[-1][1])
-            atomic_write(self.workspace.memory_dir / name, b"".join(r + b"\n" for r, _ in moved))
-            logger.warning("%d unprocessed history entries moved to memory/%s: Dream has not run "
-                           "for a long time; run `nanomem dream`", len(moved), name)
-        if moved or dropped or len(kept) != len(raw_lines):
-            atomic_write(self.path, b"".join(line + b"\n" for line in kept))
-        return dropped
-
-    def _drop_processed_segments(self, dream: int) -> int:
-        dropped = 0
-        for _, last, path in self._segments():
-            if last <= dream:
-                dropped += sum(1 for raw in path.read_bytes().split(b"\n") if raw.strip())
-                path.unlink()
-        if dropped:
-            fsync_dir(self.workspace.memory_dir)
-        return dropped
+        dream = dream if trusted else 0
+        moved = 0
+        for seg in self.segments():
+            if seg.kind == "overflow" and seg.last <= dream:
+                compaction.promote(seg)
+                moved += seg.last - seg.first + 1
+        main = open_log(self.path)
+        if main is None:
+            return moved
+        with main:
+            reader = LineReader(main, self.path, MalformedLines())
+            found, last = reader.first_entry(0, None), reader.last_cursor()
+        if found is None:
+            return moved
+        first = found[2].cursor
+        plan = compaction.plan_cut(first=first, last=last, dream=dream,
+                                   keep=self.config.max_history_entries, cap=self._overflow_cap())
+        if plan is None:
+            return moved
+        cut, kind = plan
+        segment = self.workspace.memory_dir / segment_name(first, cut, kind)
+        if compaction.move_head(self.path, segment, cut) == 0:
+            return moved
+        if kind == "overflow":
+            logger.warning("history entries %d-%d moved to memory/%s: Dream has not run for a "
+                           "long time; run `nanomem dream`", first, cut, segment.name)
+        return moved + max(0, min(cut, dream) - first + 1)
 
     def _ensure_migrated(self) -> None:
         if not self._migration_checked:
@@ -388,3 +536,26 @@ def _check_count(value: object, message: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise HistoryError(f"{message}, not {value!r}")
 
+
+
+def _open_segment(seg: Segment) -> BinaryIO | None:
+    """A segment opened for reading; a segment renamed meanwhile (overflow to compacted) is
+    found under its other name."""
+    handle = open_log(seg.path)
+    if handle is None:
+        for kind in ("compacted", "overflow"):
+            if kind != seg.kind:
+                handle = open_log(seg.path.with_name(segment_name(seg.first, seg.last, kind)))
+    return handle
+
+
+def _entries_of(handle: BinaryIO, path: Path, floor: int, problems: MalformedLines,
+                upto: int | None = None) -> Generator[HistoryEntry, None, int]:
+    """Yield ``path``'s entries above ``floor`` (and at most ``upto``); return the new floor.
+    Closes ``handle``."""
+    top = floor
+    with handle:
+        for entry in LineReader(handle, path, problems).iter_since(floor, upto):
+            top = max(top, entry.cursor)
+            yield entry
+    return top

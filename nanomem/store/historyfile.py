@@ -6,8 +6,9 @@ One JSON object per line, cursors strictly increasing down the file::
 
 :func:`parse_line` and :func:`render_line` are the line format (a malformed line is a
 :class:`LineProblem`, never an exception); :class:`LineReader` finds lines by byte offset, so
-``read_since`` binary-searches instead of scanning; :func:`list_segments` names the overflow
-segments ``history.overflow-<first>-<last>.jsonl``. Locks, cursors files and compaction policy
+``read_since`` binary-searches instead of scanning; :func:`list_segments` lists the segments
+``history.<kind>-<first>-<last>.jsonl`` (kind ``overflow`` or ``compacted``): the name's range is
+authoritative, so a reader ignores any line of a segment outside it. Locks, cursors files and compaction policy
 live in :mod:`nanomem.store.history`.
 
 >>> parse_line(render_line(HistoryEntry(7, "2025-03-01 09:15", "hi")).decode()).content
@@ -32,7 +33,8 @@ logger = logging.getLogger(__name__)
 _SCAN_WINDOW = 4096
 _TAIL_BLOCK = 8192
 _CURSOR_PREFIX = re.compile(rb'^\{\s*"cursor"\s*:\s*([1-9][0-9]{0,18})\s*[,}]')
-_SEGMENT = re.compile(r"^history\.overflow-([0-9]+)-([0-9]+)\.jsonl$")
+_SEGMENT = re.compile(r"^history\.(overflow|compacted)-([0-9]+)-([0-9]+)\.jsonl$")
+SEGMENT_KINDS = ("overflow", "compacted")
 _PROBLEM_LABELS = {"invalid-json": "invalid JSON", "not-an-object": "JSON that is not an object",
                    "bad-cursor": "a cursor that is not a positive integer",
                    "bad-content": "a missing or non-string content"}
@@ -47,11 +49,12 @@ class HistoryEntry:
     content: str
     session_key: str | None = None
     kind: str | None = None
+    chunk: str | None = None
 
     def to_json(self) -> dict[str, object]:
         """The line's JSON object: optional fields only when set."""
         data = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content}
-        optional = {"session_key": self.session_key, "kind": self.kind}
+        optional = {"session_key": self.session_key, "kind": self.kind, "chunk": self.chunk}
         return {**data, **{key: value for key, value in optional.items() if value is not None}}
 
 
@@ -86,9 +89,9 @@ def parse_line(line: str) -> HistoryEntry | LineProblem:
     if not isinstance(content, str):
         return LineProblem("bad-content", f"content {content!r:.40}")
     text_or = {key: data[key] if isinstance(data.get(key), str) else None
-               for key in ("timestamp", "session_key", "kind")}
+               for key in ("timestamp", "session_key", "kind", "chunk")}
     return HistoryEntry(cursor, text_or["timestamp"] or "", content,
-                        text_or["session_key"], text_or["kind"])
+                        text_or["session_key"], text_or["kind"], text_or["chunk"])
 
 
 def render_line(entry: HistoryEntry) -> bytes:
@@ -222,23 +225,51 @@ class LineReader:
                 lo = found[1]
         return lo
 
-    def read_since(self, cursor: int, limit: int | None) -> list[HistoryEntry]:
-        out: list[HistoryEntry] = []
+    def offset_above(self, cursor: int) -> int:
+        """The byte offset of the first entry with a cursor ``> cursor`` (the size if none)."""
         for line_start, _, raw in self.iter_from(self.seek_after(cursor)):
+            result = self.entry(raw, line_start, quick=True)
+            if isinstance(result, HistoryEntry) and result.cursor > cursor:
+                return line_start
+        return self.size
+
+    def count_above(self, start: int, cursor: int) -> int:
+        """Entries above ``cursor`` from ``start`` on: a prefix match per line, a full parse
+        (and a malformed-line warning) only for a line without the usual prefix."""
+        count = 0
+        for line_start, _, raw in self.iter_from(start):
             quick = _CURSOR_PREFIX.match(raw)
-            if quick and int(quick.group(1)) <= cursor:
+            if quick:
+                count += int(quick.group(1)) > cursor
                 continue
             result = self.entry(raw, line_start)
-            if not isinstance(result, HistoryEntry) or result.cursor <= cursor:
+            count += isinstance(result, HistoryEntry) and result.cursor > cursor
+        return count
+
+    def iter_since(self, cursor: int, upto: int | None = None) -> Iterator[HistoryEntry]:
+        """Entries with ``cursor < c <= upto`` in file order, starting at a binary search."""
+        for line_start, _, raw in self.iter_from(self.seek_after(cursor)):
+            quick = _CURSOR_PREFIX.match(raw)
+            if quick and (int(quick.group(1)) <= cursor
+                          or (upto is not None and int(quick.group(1)) > upto)):
                 continue
+            result = self.entry(raw, line_start)
+            if (isinstance(result, HistoryEntry) and result.cursor > cursor
+                    and (upto is None or result.cursor <= upto)):
+                yield result
+
+    def read_since(self, cursor: int, limit: int | None,
+                   upto: int | None = None) -> list[HistoryEntry]:
+        out: list[HistoryEntry] = []
+        for result in self.iter_since(cursor, upto):
             if limit is not None and len(out) >= limit and result.cursor != out[-1].cursor:
                 break
             out.append(result)
         out.sort(key=lambda e: e.cursor)
         return out
 
-    def last_cursor(self) -> int:
-        """Cursor of the last valid line, reading backwards from the end in blocks."""
+    def iter_backward(self) -> Iterator[bytes]:
+        """The file's lines (without newline), last first, read backwards in blocks."""
         end, carry = self.size, b""
         while end > 0:
             begin = max(0, end - _TAIL_BLOCK)
@@ -246,13 +277,24 @@ class LineReader:
             block = self.handle.read(end - begin) + carry
             lines = block.split(b"\n")
             carry = lines[0] if begin > 0 else b""
-            for raw in reversed(lines if begin == 0 else lines[1:]):
-                result = self.entry(raw, -1, quick=True)
-                if isinstance(result, HistoryEntry):
-                    return result.cursor
+            yield from reversed(lines if begin == 0 else lines[1:])
             end = begin
-        return 0
 
+    def last_entries(self, count: int) -> list[HistoryEntry]:
+        """The last ``count`` valid entries (cursor prefix only), newest first."""
+        out: list[HistoryEntry] = []
+        for raw in self.iter_backward():
+            result = self.entry(raw, -1, quick=True)
+            if isinstance(result, HistoryEntry):
+                out.append(result)
+                if len(out) == count:
+                    break
+        return out
+
+    def last_cursor(self) -> int:
+        """Cursor of the last valid line, reading backwards from the end in blocks."""
+        found = self.last_entries(1)
+        return found[0].cursor if found else 0
 
 
 def open_log(path: Path) -> BinaryIO | None:
@@ -267,15 +309,16 @@ def open_log(path: Path) -> BinaryIO | None:
 
 
 def read_into(out: list[HistoryEntry], handle: BinaryIO | None, path: Path, floor: int,
-               limit: int | None, problems: MalformedLines) -> int:
-    """Extend ``out`` with ``path``'s entries above ``floor``; return the new floor."""
+               limit: int | None, problems: MalformedLines, upto: int | None = None) -> int:
+    """Extend ``out`` with ``path``'s entries above ``floor`` (and at most ``upto``); return
+    the new floor. ``handle`` is closed."""
     if handle is None:
         return floor
     with handle:
         left = None if limit is None else limit - len(out)
         if left == 0:
             return floor
-        out.extend(LineReader(handle, path, problems).read_since(floor, left))
+        out.extend(LineReader(handle, path, problems).read_since(floor, left, upto))
     return max(floor, out[-1].cursor) if out else floor
 
 
@@ -288,20 +331,36 @@ def read_tail_cursor(path: Path) -> int:
         return LineReader(handle, path, MalformedLines()).last_cursor()
 
 
-def segment_name(first: int, last: int) -> str:
-    """The file name of an overflow segment holding cursors ``first`` to ``last``.
+@dataclass(frozen=True, order=True)
+class Segment:
+    """A file of entries moved out of ``history.jsonl``: cursors ``first`` to ``last``.
 
-    >>> segment_name(3, 9)
-    'history.overflow-3-9.jsonl'
+    ``kind`` is ``overflow`` (it held unprocessed entries when it was cut) or ``compacted``
+    (every entry processed). Lines outside ``first..last`` are not part of it.
     """
-    return f"history.overflow-{first}-{last}.jsonl"
+
+    first: int
+    last: int
+    kind: str
+    path: Path
 
 
-def list_segments(directory: Path) -> list[tuple[int, int, Path]]:
-    """``(first, last, path)`` of each overflow segment in ``directory``, oldest first."""
+def segment_name(first: int, last: int, kind: str = "overflow") -> str:
+    """The file name of a segment holding cursors ``first`` to ``last``.
+
+    >>> segment_name(3, 9), segment_name(1, 2, "compacted")
+    ('history.overflow-3-9.jsonl', 'history.compacted-1-2.jsonl')
+    """
+    return f"history.{kind}-{first}-{last}.jsonl"
+
+
+def list_segments(directory: Path) -> list[Segment]:
+    """The segments in ``directory``, oldest (lowest first cursor) first."""
     try:
         names = os.listdir(directory)
     except FileNotFoundError:
         return []
-    matches = [m for m in map(_SEGMENT.match, names) if m]
-    return sorted((int(m[1]), int(m[2]), directory / m[0]) for m in matches)
+    except OSError as exc:
+        raise HistoryError(f"{directory}: cannot list ({exc.strerror}); check permissions") from exc
+    matches = [m for m in map(_SEGMENT.match, names) if m and 1 <= int(m[2]) <= int(m[3])]
+    return sorted(Segment(int(m[2]), int(m[3]), m[1], directory / m[0]) for m in matches)

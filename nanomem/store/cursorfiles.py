@@ -1,0 +1,59 @@
+"""The two cursor files: ``memory/.cursor`` (a hint) and ``memory/.dream_cursor`` (durable).
+
+Both hold a decimal number and a newline, as nanobot writes them. ``.dream_cursor`` is written
+atomically (temp file, fsync, rename); ``.cursor`` only by rename, without fsync: the write
+cursor is derived from the last line of ``history.jsonl``, so the hint may lag after a crash
+and an append pays one fsync, not three.
+
+>>> read_cursor_file(Path("/nonexistent/.cursor"))
+(None, 'missing')
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from nanomem.errors import HistoryError
+from nanomem.store.fsutil import atomic_write, os_error_fix
+
+
+def read_cursor_file(path: Path) -> tuple[int | None, str]:
+    """``(value, state)``: state is ``ok``, ``missing`` or ``garbage`` (value ``None``)."""
+    try:
+        text = path.read_bytes()[:64].decode("ascii").strip()
+    except FileNotFoundError:
+        return None, "missing"
+    except (OSError, UnicodeDecodeError):
+        return None, "garbage"
+    return (int(text), "ok") if text.isdigit() else (None, "garbage")
+
+
+def write_cursor_file(path: Path, cursor: int) -> None:
+    """Replace a cursor file atomically; a failure is a :class:`HistoryError` naming the fix."""
+    try:
+        atomic_write(path, f"{cursor}\n")
+    except OSError as exc:
+        raise HistoryError(f"{path}: cannot write cursor ({exc.strerror}); "
+                           f"{os_error_fix(exc)}") from exc
+
+
+def write_cursor_hint(path: Path, cursor: int) -> OSError | None:
+    """Replace ``path`` by rename, without fsync; return the error instead of raising."""
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            os.write(fd, f"{cursor}\n".encode("ascii"))
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        return exc
+    return None
