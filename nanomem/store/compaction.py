@@ -24,6 +24,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from nanomem.errors import HistoryError
 from nanomem.store.fsutil import fsync_dir
@@ -104,7 +105,7 @@ def promote(segment: Segment) -> Segment:
     return Segment(segment.first, segment.last, "compacted", target)
 
 
-def _copy_tail(handle, main: Path, offset: int) -> Path:  # type: ignore[no-untyped-def]
+def _copy_tail(handle: BinaryIO, main: Path, offset: int) -> Path:
     fd, name = tempfile.mkstemp(prefix=f".{main.name}.", suffix=".tmp", dir=main.parent)
     try:
         with os.fdopen(fd, "wb") as out:
