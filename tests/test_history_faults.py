@@ -7,7 +7,6 @@ import asyncio
 import json
 import logging
 import os
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -21,14 +20,7 @@ from nanomem.store.history import History
 from nanomem.store.sessions import Session, load_session, save_session
 from nanomem.store.workspace import Workspace
 from tests.test_consolidator import config_for, turns
-
-NOW = datetime(2025, 3, 1, 9, 15)
-
-
-def make_history(root: Path, **kwargs: object) -> History:
-    config = kwargs.pop("config", None) or Config()
-    return History(Workspace(root), config, clock=lambda: NOW, **kwargs)  # type: ignore[arg-type]
-
+from tests.test_history import NOW, make_history
 
 def main_cursors(root: Path) -> list[int]:
     text = (root / "memory" / "history.jsonl").read_text(encoding="utf-8")
