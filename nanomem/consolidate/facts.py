@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from nanomem.consolidate.run import MARKS
 from nanomem.errors import HistoryError
+from nanomem.vocab import FACT_MARKS
 
 DEFAULT_MARK = "durable"
 MAX_FACT_CHARS = 4_000  # one fact, not a document: well under the history's summary cap
@@ -42,14 +42,14 @@ def parse_fact(text: str, mark: str | None = None) -> tuple[str, str]:
         found = _LEADING_MARK.match(text)
         if found:
             mark = found.group(1).lower()
-            if mark not in MARKS:
+            if mark not in FACT_MARKS:
                 raise HistoryError(
                     f"`{found.group(0).strip()}` is not a mark; start with "
                     f"{_choices()}, or leave the mark out"
                 )
             text = text[found.end():]
-    elif mark not in MARKS:
-        raise HistoryError(f"mark {mark!r} is not one of {', '.join(MARKS)}")
+    elif mark not in FACT_MARKS:
+        raise HistoryError(f"mark {mark!r} is not one of {', '.join(FACT_MARKS)}")
     text = " ".join(text.split())
     if not text:
         raise HistoryError("nothing to remember: give the fact as text, e.g. "
@@ -68,5 +68,5 @@ def render_fact(mark: str, text: str) -> str:
 
 
 def _choices() -> str:
-    marks = [f"[{m}]" for m in MARKS]
+    marks = [f"[{m}]" for m in FACT_MARKS]
     return ", ".join(marks[:-1]) + f" or {marks[-1]}"
