@@ -23,7 +23,6 @@ from nanomem.errors import (
     NanomemError,
     ProviderError,
     ShaError,
-    ToolError,
     WorkspaceError,
 )
 
@@ -80,7 +79,6 @@ __all__ = [
     "RememberResult",
     "RestoreResult",
     "ShaError",
-    "ToolError",
     "TurnResult",
     "WorkspaceError",
     "load_config",

@@ -9,15 +9,19 @@ Every error knows the exit code the CLI returns for it::
     ├── HistoryError (1)       history.jsonl or cursor files cannot be read or written
     │   └── LockError (2)      a lock timed out (names the holder's pid) or cannot be opened
     ├── ProviderError (1)      the model endpoint failed (network, HTTP status, bad reply)
-    ├── ToolError (1)          a tool call was malformed or refused (goes back to the model)
     ├── GitStoreError (1)      the memory repository cannot be read or written
-    │   └── ShaError (2)       unknown or ambiguous sha given by a person
+    │   └── ShaError (2)       a sha given by a person: unknown, ambiguous or the wrong kind
     └── DreamError (1)         a Dream run could not complete
 
 A message says what failed, where, and what to do, for example
 ``history.jsonl line 41: cursor 'abc' is not an integer; remove or repair the line``.
-Third-party exceptions are translated once, where they enter (httpx in ``provider.py``,
-dulwich in ``gitstore.py``), and chained with ``raise ... from exc``.
+Third-party exceptions are translated once, where they enter (httpx in ``engines/openai.py``,
+dulwich in ``versions/gitstore.py``), and chained with ``raise ... from exc``.
+
+Only the faces (``cli``, ``commands``) raise ``CommandError``. A tool call that Dream's gates
+refuse is not an exception: the reason goes back to the model as the tool result. A caller's
+bug (a bad argument to a pure function, a ``KeyError`` in nanomem's own code) is a plain
+``ValueError``/``KeyError``, never reported as a damaged file or repository.
 """
 
 from __future__ import annotations
@@ -61,16 +65,12 @@ class ProviderError(NanomemError):
     """The model endpoint failed; the message never contains the API key."""
 
 
-class ToolError(NanomemError):
-    """A tool call was malformed or refused; the reason goes back to the model."""
-
-
 class GitStoreError(NanomemError):
     """The memory repository cannot be read or written."""
 
 
 class ShaError(GitStoreError):
-    """A sha given by a person is unknown or ambiguous."""
+    """A sha given by a person is unknown, ambiguous or not the kind of commit asked for."""
 
     exit_code = 2
 

@@ -42,8 +42,9 @@ from nanomem.consolidate.facts import parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import render_context
 from nanomem.dream.run import builtin_instructions, run_dream
-from nanomem.errors import CommandError, ConfigError, DreamError, GitStoreError, WorkspaceError
+from nanomem.errors import ConfigError, DreamError, GitStoreError, WorkspaceError
 from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.versions.commits import RestoreResult
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.store.history import History
 from nanomem.store.memfiles import read_memory_files, redact_memory_files
@@ -174,7 +175,6 @@ class Memory:
         self._job: DreamJob | None = None
         self._job_lock = threading.Lock()
         self._parts_lock = threading.Lock()
-        self.last_dream: Any = None
         self.history = History(
             self.workspace,
             self.config,
@@ -361,7 +361,7 @@ class Memory:
             self._reconcile_dream_cursor()
             # a credential typed into a memory file is redacted before Dream reads the files
             redact_memory_files(self.workspace, read_memory_files(self.workspace))
-        result = await run_dream(
+        return await run_dream(
             self.workspace,
             config=self.config,
             history=self.history,
@@ -372,8 +372,6 @@ class Memory:
             clock=self.clock,
             progress=progress,
         )
-        self.last_dream = result
-        return result
 
     def dream(self, dry_run: bool = False, replay_sha: str | None = None,
               progress: Callable[..., None] | None = None) -> Any:
@@ -423,7 +421,8 @@ class Memory:
         ``restore:`` commit; ``sha=None`` undoes the latest Dream. Hand edits are committed
         first. The dream cursor is not rewound (re-process with ``dream(replay_sha=...)``).
 
-        Raises ``DreamError`` while a Dream runs, ``ShaError`` for an unknown sha.
+        Status ``nothing_to_do`` when ``sha`` is None and no Dream was committed yet. Raises
+        ``DreamError`` while a Dream runs, ``ShaError`` for an unknown sha.
         """
         lock = FileLock(self.workspace.dream_lock)
         if not lock.acquire(blocking=False):
@@ -435,9 +434,7 @@ class Memory:
             if sha is None:
                 latest = self.store.latest("dream")
                 if latest is None:
-                    raise CommandError(
-                        "there is no Dream commit to undo; list versions with `nanomem restore`"
-                    )
+                    return RestoreResult("nothing_to_do", None, ())
                 sha = latest.sha
             return self.store.restore(sha)
         finally:
@@ -454,8 +451,9 @@ class Memory:
     def context(self, budget_tokens: int) -> str:
         """The memory block for a system prompt, at most ``budget_tokens`` tokens.
 
-        Each file sits under a header like ``## USER.md 640/6,000 chars``; lines left out are
-        announced; pinned lines go last.
+        Each file sits under a header like ``## USER.md 640/6,000 chars``. When lines must go,
+        pinned lines are the last to be left out; kept lines stay in file order, and every
+        omission is announced (:func:`nanomem.text.context.render_context`).
 
         >>> print(Memory("ws").context(800))  # doctest: +SKIP
         ## SOUL.md 212/4,000 chars

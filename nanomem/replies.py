@@ -124,6 +124,8 @@ def render_restore(result: Any) -> str:
     saved = (
         f"Your unsaved hand edits were kept first as `{short(manual.sha)}`.\n" if manual else ""
     )
+    if result.status == "nothing_to_do":
+        return "There is no Dream commit to undo; list versions with `/dream-restore`."
     if result.status != "restored" or result.commit is None:
         return saved + f"Memory already matches the state before `{target}`; nothing to restore."
     commit = short(result.commit.sha)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nanomem.errors import CommandError, ShaError
+from nanomem.errors import ShaError
 from nanomem.store.fsutil import FileLock
 from tests.dream_fixtures import Setup, add_fact, finish, make_setup, provider_over, user_message
 from tests.fakellm import FakeLLM
@@ -235,7 +235,7 @@ def test_run_dream_replay_reprocesses_that_batch_without_moving_the_cursor_back(
 def test_run_dream_replay_refuses_a_commit_that_is_not_a_dream(setup: Setup) -> None:
     setup.write("USER.md", setup.read("USER.md") + "- by hand\n")
     manual = setup.store.commit_manual_if_dirty()
-    with pytest.raises(CommandError, match="not a dream: commit"):
+    with pytest.raises(ShaError, match="not a dream: commit"):
         setup.dream(FakeLLM(), replay_sha=manual.sha)
     with pytest.raises(ShaError):
         setup.dream(FakeLLM(), replay_sha="0000000")

@@ -74,7 +74,7 @@ def test_commit_writes_author_time_and_trailers(workspace: Path) -> None:
 def test_commit_refuses_multiline_subject(workspace: Path) -> None:
     store = open_store(workspace)
     append(workspace / "USER.md", "- x\n")
-    with pytest.raises(GitStoreError, match="one non-empty line"):
+    with pytest.raises(ValueError, match="one non-empty line"):
         store.commit("dream: a\nb")
 
 
@@ -209,5 +209,18 @@ def test_show_reports_a_damaged_repository_as_gitstore_error(workspace: Path) ->
     store = open_store(workspace)
     blob = store.repo[store.repo[store.head().encode()].tree][b"USER.md"][1].decode()
     (store.git_dir / "objects" / blob[:2] / blob[2:]).unlink()
-    with pytest.raises(GitStoreError, match="fsck"):
+    with pytest.raises(GitStoreError, match="is missing.*fsck"):
         store.show(store.head()[:7])
+
+
+def test_show_lets_a_key_error_of_its_own_code_through_instead_of_calling_it_damage(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(workspace)
+
+    def broken_diff(*_args: object) -> str:
+        raise KeyError("bug")
+
+    monkeypatch.setattr("nanomem.versions.gitstore.render_file_diff", broken_diff)
+    with pytest.raises(KeyError, match="bug"):
+        store.show(store.head())

@@ -25,7 +25,7 @@ def test_split_message_without_trailers_keeps_colon_lines_in_body_when_mixed() -
 
 
 def test_render_message_refuses_bad_trailer_key() -> None:
-    with pytest.raises(GitStoreError, match="not a valid git trailer"):
+    with pytest.raises(ValueError, match="not a valid git trailer"):
         render_message("dream: x", trailers={"Dream Cursor": 1})
 
 

@@ -148,6 +148,16 @@ def test_memory_restore_without_sha_undoes_the_latest_dream(memory: Memory) -> N
     assert memory.history.read_dream_cursor() == 1
 
 
+def test_memory_restore_without_sha_and_without_a_dream_has_nothing_to_do(memory: Memory) -> None:
+    head = memory.store.head()
+
+    result = memory.restore()
+
+    assert (result.status, result.target, result.files, result.commit) == (
+        "nothing_to_do", None, (), None)
+    assert memory.store.head() == head
+
+
 def test_memory_recovers_a_garbage_dream_cursor_from_the_git_trailer(workspace: Path) -> None:
     with Memory(workspace, clock=_clock) as mem:
         mem.history.append("- [durable] I prefer green tea.", kind="summary")

@@ -38,7 +38,7 @@ from nanomem.dream.audit import Refusal
 from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
-from nanomem.errors import CommandError, GitStoreError, HistoryError, ProviderError
+from nanomem.errors import GitStoreError, HistoryError, ProviderError, ShaError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call
 from nanomem.store.workspace import MEMORY_FILES, Workspace
@@ -47,7 +47,6 @@ __all__ = ["DreamResult", "DreamTask", "Refusal", "read_instructions", "run_drea
 
 log = logging.getLogger(__name__)
 
-STATUSES = ("committed", "no_changes", "nothing_to_do", "dry_run", "failed", "already_running")
 WRITE_TOOLS = frozenset({"edit_file", "write_file"})
 TOOL_CHOICE = "required"  # a Dream reply must be a tool call; text gets one nudge
 
@@ -125,7 +124,7 @@ async def run_dream(
     """Run Dream once over the pending history (or, with ``replay_sha``, over the batch of that
     ``dream:`` commit again). Never raises for a model or provider failure: that is a ``failed``
     result with a ``reason`` and nothing changed. Raises :class:`nanomem.errors.ShaError` or
-    :class:`nanomem.errors.CommandError` for a replay sha that is unknown or not a Dream's.
+    :class:`nanomem.errors.ShaError` for a replay sha that is unknown or not a Dream's.
     """
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     run = _Run(ws, config, history, store, engine, dry_run, clock, progress)
@@ -157,7 +156,7 @@ def _replay_span(store: Any, sha: str) -> _Replay:
     span = info.trailers.get("Batch", "") if info.kind == "dream" else ""
     first, _, last = span.partition("-")
     if not (first.strip().isdigit() and last.strip().isdigit()):
-        raise CommandError(
+        raise ShaError(
             f"commit {info.short} ({info.subject}) is not a dream: commit with a Batch trailer; "
             "replay takes the sha of a dream: commit (see `nanomem log`)"
         )

@@ -15,8 +15,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from nanomem.errors import GitStoreError
-
 COMMIT_KINDS: tuple[str, ...] = ("init", "dream", "manual", "restore")
 
 _TRAILER_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
@@ -27,13 +25,14 @@ def render_message(
     subject: str, body: str = "", trailers: Mapping[str, object] | None = None
 ) -> str:
     """Build a git commit message: subject, blank line, body, blank line, trailer block.
+    A subject or trailer that git would misread is a bug of the caller: ``ValueError``.
 
     >>> render_message("manual: USER.md")
     'manual: USER.md\\n'
     """
     subject = subject.strip()
     if not subject or "\n" in subject or "\r" in subject:
-        raise GitStoreError(
+        raise ValueError(
             f"commit subject {subject!r} must be one non-empty line; put details in the body"
         )
     parts = [subject]
@@ -44,7 +43,7 @@ def render_message(
         for key, value in trailers.items():
             text = str(value)
             if not _TRAILER_KEY.match(key) or "\n" in text:
-                raise GitStoreError(
+                raise ValueError(
                     f"trailer {key!r}: {text!r} is not a valid git trailer; "
                     "use Word-Key: one-line value"
                 )
@@ -180,10 +179,11 @@ class CommitInfo:
 
 @dataclass(frozen=True)
 class RestoreResult:
-    """Outcome of :meth:`GitStore.restore`: ``restored`` (with the new commit) or ``already``."""
+    """Outcome of a restore: ``restored`` (with the new commit), ``already`` (the files match
+    already) or ``nothing_to_do`` (``Memory.restore()`` with no Dream commit to undo)."""
 
     status: str
-    target: str
+    target: str | None
     files: tuple[str, ...]
     commit: CommitInfo | None = None
     manual: CommitInfo | None = None

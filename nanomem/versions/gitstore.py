@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from dulwich.errors import ChecksumMismatch, NotGitRepository, ObjectFormatException
 from dulwich.index import index_entry_from_stat
-from dulwich.objects import Blob, Commit, Tree
+from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.repo import Repo
 
 if TYPE_CHECKING:
@@ -79,6 +79,11 @@ _HEX = re.compile(r"^[0-9a-f]{4,40}$")
 _T = TypeVar("_T")
 
 
+class _MissingObject(GitStoreError):
+    """An object the repository refers to is not in its object store (a damaged repository).
+    Only this lookup failure means damage: any other ``KeyError`` is a bug and propagates."""
+
+
 def _translated(method: Callable[..., _T]) -> Callable[..., _T]:
     """Turn dulwich and OS failures inside ``method`` into one :class:`GitStoreError`."""
 
@@ -86,9 +91,14 @@ def _translated(method: Callable[..., _T]) -> Callable[..., _T]:
     def wrapper(self: "GitStore", *args: Any, **kwargs: Any) -> _T:
         try:
             return method(self, *args, **kwargs)
-        except GitStoreError:
-            raise
-        except (OSError, KeyError, ObjectFormatException, ChecksumMismatch) as exc:
+        except GitStoreError as exc:
+            if not isinstance(exc, _MissingObject):
+                raise
+            raise GitStoreError(
+                f"{self.git_dir}: {method.__name__} failed ({exc}); "
+                f"check the repository with `git --git-dir={self.git_dir} fsck`"
+            ) from exc
+        except (OSError, ObjectFormatException, ChecksumMismatch) as exc:
             raise GitStoreError(
                 f"{self.git_dir}: {method.__name__} failed ({type(exc).__name__}: {exc}); "
                 f"check the repository with `git --git-dir={self.git_dir} fsck`"
@@ -221,7 +231,7 @@ class GitStore:
         return None if head is None else self._commit(head)
 
     def _commit(self, sha: str) -> Commit:
-        obj = self.repo.object_store[_oid(sha.encode("ascii"))]
+        obj = _get(self.repo.object_store, sha.encode("ascii"))
         if not isinstance(obj, Commit):
             raise ShaError(f"{sha[:7]} is a {obj.type_name.decode()}, not a commit")
         return obj
@@ -385,7 +395,7 @@ class GitStore:
         store = self.repo.object_store
         found: list[str] = []
         for sha in store.iter_prefix(text.encode("ascii")):
-            if store[sha].type_name == b"commit":
+            if _get(store, sha).type_name == b"commit":
                 found.append(sha.decode("ascii"))
         if not found:
             raise ShaError(
@@ -523,7 +533,10 @@ class GitStore:
 
     def _parents_of(self, raw: bytes) -> list[bytes]:
         """Parent ids of a commit, read from its raw header (no full parse)."""
-        _, data = self.repo.object_store.get_raw(_oid(raw.hex().encode("ascii")))
+        try:
+            _, data = self.repo.object_store.get_raw(_oid(raw.hex().encode("ascii")))
+        except KeyError:
+            raise _MissingObject(f"commit {raw.hex()[:7]} is missing") from None
         parents = []
         pos = data.index(b"\n") + 1  # after the tree line
         while data.startswith(b"parent ", pos):
@@ -541,9 +554,17 @@ def _oid(sha: bytes) -> ObjectID:
     return cast("ObjectID", sha)
 
 
+def _get(store: BaseObjectStore, sha: bytes) -> ShaFile:
+    """The object ``sha`` of ``store``; a missing one is a :class:`_MissingObject`."""
+    try:
+        return store[_oid(sha)]
+    except KeyError:
+        raise _MissingObject(f"object {sha.decode('ascii', 'replace')[:7]} is missing") from None
+
+
 def _read_object(store: BaseObjectStore, sha: bytes, kind: type[_Object]) -> _Object:
     """The object ``sha``, checked to be a ``kind``; another kind means a damaged repository."""
-    obj = store[_oid(sha)]
+    obj = _get(store, sha)
     if not isinstance(obj, kind):
         raise GitStoreError(
             f"object {sha.decode('ascii', 'replace')[:7]} is a {obj.type_name.decode()}, not a "
@@ -566,6 +587,6 @@ def _lookup(store, tree_id: bytes, rel: str) -> tuple[int, bytes]:
     for part in rel.split("/"):
         if not stat.S_ISDIR(mode):
             raise KeyError(rel)
-        tree = store[current]
+        tree = _read_object(store, current, Tree)
         mode, current = tree[part.encode()]
     return mode, current
