@@ -1,5 +1,10 @@
 """nanomem: file-based long-term memory for LLM agents, versioned with git.
 
+The supported API is what this package exports (``__all__``): :class:`Memory`, its result
+records, the error tree, the configuration, and :class:`ChatModel` with its records for a
+custom engine. Every submodule (``nanomem.store``, ``nanomem.dream``, …) is internal and may
+change without notice.
+
 >>> from nanomem import Memory  # doctest: +SKIP
 >>> mem = Memory("~/agent-workspace")  # doctest: +SKIP
 >>> mem.history.append("User prefers metric units.")  # doctest: +SKIP
@@ -8,10 +13,8 @@
 '**Memory status** ...'
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
 from nanomem.config import Config, load_config
 from nanomem.errors import (
@@ -26,17 +29,21 @@ from nanomem.errors import (
     WorkspaceError,
 )
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from nanomem.consolidate.run import ConsolidationResult
+    from nanomem.consolidate.turn import TurnResult
+    from nanomem.dream.run import DreamResult
+    from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, ToolCall, Usage
+    from nanomem.memory import DreamJob, Memory, RememberResult
+    from nanomem.store.historyfile import HistoryEntry
     from nanomem.text.context import render_context
     from nanomem.versions.commits import CommitInfo, RestoreResult
-    from nanomem.dream.run import DreamResult
-    from nanomem.store.historyfile import HistoryEntry
-    from nanomem.memory import DreamJob, Memory, RememberResult
-    from nanomem.consolidate.turn import TurnResult
 
 # Imported on first use, so that `import nanomem.store.history` (the hot path) never loads dulwich.
 _LAZY = {
+    "ChatModel": "nanomem.engines.chat",
+    "ChatRequest": "nanomem.engines.chat",
+    "ChatResponse": "nanomem.engines.chat",
     "CommitInfo": "nanomem.versions.commits",
     "ConsolidationResult": "nanomem.consolidate.run",
     "DreamJob": "nanomem.memory",
@@ -45,16 +52,18 @@ _LAZY = {
     "Memory": "nanomem.memory",
     "RememberResult": "nanomem.memory",
     "RestoreResult": "nanomem.versions.commits",
+    "ToolCall": "nanomem.engines.chat",
     "TurnResult": "nanomem.consolidate.turn",
+    "Usage": "nanomem.engines.chat",
     "render_context": "nanomem.text.context",
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'nanomem' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
 
@@ -62,6 +71,9 @@ def __getattr__(name: str) -> Any:
 __version__ = "0.1.0"
 
 __all__ = [
+    "ChatModel",
+    "ChatRequest",
+    "ChatResponse",
     "CommandError",
     "CommitInfo",
     "Config",
@@ -79,7 +91,9 @@ __all__ = [
     "RememberResult",
     "RestoreResult",
     "ShaError",
+    "ToolCall",
     "TurnResult",
+    "Usage",
     "WorkspaceError",
     "load_config",
     "render_context",
