@@ -45,6 +45,10 @@ _EXAMPLES = {
         "  nanomem dream --replay 4f1c2ab      # re-process the batch of that Dream commit\n"
         "  nanomem dream --provider openai --base-url http://localhost:11434/v1 --model qwen2.5:7b"
     ),
+    "doctor": (
+        "examples:\n  nanomem doctor\n  nanomem doctor --json\n"
+        "exit codes: 0 both stages can run, 1 a stage cannot (the output says why and what to fix)"
+    ),
     "log": (
         "examples:\n  nanomem log            # the latest Dream commit\n"
         "  nanomem log 4f1c --json"
@@ -121,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("command", "route any slash command and print its reply")
     p.add_argument("text", metavar='"/command args"')
     add("watch", "daemon: version manual edits, Dream on schedule or idle")
+    p = add("doctor", "probe the configured endpoint once per stage and say what works")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p = add("demo", "end-to-end run in a temporary workspace, offline")
     p.add_argument("--keep", action="store_true", help="keep the demo workspace afterwards")
     return parser
@@ -256,6 +262,22 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if data.get("status") == "failed" else 0
 
 
+def cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import asyncio
+
+    from nanomem.doctor import run_doctor  # lazy: only this command probes an endpoint
+
+    root = _root(args)
+    if not root.is_dir():
+        raise CommandError(f"{root}: no such workspace directory; run `nanomem init {root}`")
+    report = asyncio.run(run_doctor(load_config(root), root)).to_json()
+    if args.json:
+        _print_json(report, out)
+    else:
+        print(replies.render_doctor(report), file=out)
+    return 0 if report["ok"] else 1
+
+
 def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     overrides = {"provider": args.provider, "base_url": args.base_url, "model": args.model}
     progress = _progress_printer(err) if _is_tty(err) else None
@@ -336,6 +358,7 @@ _HANDLERS: dict[str, _Handler] = {
     "restore": cmd_restore,
     "command": cmd_command,
     "watch": cmd_watch,
+    "doctor": cmd_doctor,
     "demo": cmd_demo,
 }
 

@@ -345,3 +345,37 @@ def render_not_a_command(text: str, usages: Sequence[str]) -> str:
         f"`{usage}`" for usage in usages
     )
 
+
+
+def render_doctor(report: Mapping[str, Any]) -> str:
+    """The text of ``nanomem doctor`` from its ``to_json()`` form.
+
+    >>> print(render_doctor({"ok": True, "provider": "offline", "base_url": None, "stages": {
+    ...     "dream": {"stage": "dream", "model": "offline", "ok": True, "detail": "fine",
+    ...               "fallbacks": {}, "quirks": {}, "advice": []}},
+    ...     "context_window": None, "configured_context_window": 65536, "warnings": []}))
+    provider: offline
+    - dream (offline): works: fine
+    context window: not reported by the server (configured: 65536)
+    both stages can run
+    """
+    where = f" at {report['base_url']}" if report.get("base_url") else ""
+    lines = [f"provider: {report['provider']}{where}"]
+    for stage in report["stages"].values():
+        state = "works" if stage["ok"] else "FAILS"
+        lines.append(f"- {stage['stage']} ({stage['model']}): {state}: {stage['detail']}")
+        for key, step in stage["fallbacks"].items():
+            lines.append(f"  fallback: {key} -> {step}")
+        for kind, message in stage["quirks"].items():
+            lines.append(f"  quirk: {kind} ({message})")
+        for advice in stage["advice"]:
+            lines.append(f"  fix: {advice}")
+    window = report.get("context_window")
+    configured = report.get("configured_context_window")
+    lines.append(f"context window: {window['tokens']} tokens ({window['source']}; configured: "
+                 f"{configured})" if window else
+                 f"context window: not reported by the server (configured: {configured})")
+    lines.extend(f"warning: {w}" for w in report.get("warnings", ()))
+    lines.append("both stages can run" if report["ok"] else
+                 "a stage cannot run; see the fix lines above")
+    return "\n".join(lines)

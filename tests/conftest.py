@@ -28,7 +28,8 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the developer's NANOMEM_* settings or a real git identity."""
-    for var in ("NANOMEM_PROVIDER", "NANOMEM_BASE_URL", "NANOMEM_API_KEY", "NANOMEM_MODEL"):
+    for var in ("NANOMEM_PROVIDER", "NANOMEM_BASE_URL", "NANOMEM_API_KEY", "NANOMEM_MODEL",
+                "NANOMEM_CONSOLIDATE_MODEL", "NANOMEM_DREAM_MODEL"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Person")

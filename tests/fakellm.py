@@ -17,6 +17,9 @@ Queue replies, point a client at it, then assert on what it received::
     fake.headers[0]["authorization"]  # recorded headers, lower-case names
     fake.assert_all_consumed()        # every scripted reply was used, no violation happened
 
+    FakeLLM(mode="ollama")            # answer as that server does (tests/fakeservers.py)
+    FakeLLM(keep_alive=True)          # serve(): keep connections open; fake.connections counts them
+
 Every request is checked strictly (POST to ``.../chat/completions``, a JSON object with ``model``
 and well-formed ``messages``, ``tools`` and ``tool_choice``; tool results answer an earlier tool
 call; no ``null`` fields; nothing outside the OpenAI request fields, so ``ChatRequest.task`` can
@@ -37,9 +40,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
+
+from tests.fakeservers import Mode, make_mode
 
 CREATED = 1_700_000_000  # fixed "created" timestamp: replies are deterministic
 VALID_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
@@ -123,9 +128,15 @@ class FakeLLM:
         *,
         on_request: Callable[[dict[str, Any]], None] | None = None,
         expect_tool_choice: Any = None,
+        mode: str | Mode = "openai",
+        keep_alive: bool = False,
     ) -> None:
         self.on_request = on_request
         self.expect_tool_choice = expect_tool_choice
+        self.mode = make_mode(mode) if isinstance(mode, str) else mode
+        self.keep_alive = keep_alive
+        self.connections = 0  # TCP connections accepted by serve()
+        self.metadata_requests: list[RecordedRequest] = []  # GET /models, POST /api/show
         self.recorded: list[RecordedRequest] = []
         self.errors: list[str] = []
         self._queue: deque[_PendingMessage | _Reply | _Timeout] = deque()
@@ -220,7 +231,8 @@ class FakeLLM:
 
         def handler(request: httpx.Request) -> httpx.Response:
             headers = {k.lower(): v for k, v in request.headers.items()}
-            outcome = self._handle(request.method, request.url.path, headers, request.content)
+            query = dict(request.url.params)
+            outcome = self._handle(request.method, request.url.path, query, headers, request.content)
             if isinstance(outcome, _Timeout):
                 raise httpx.ReadTimeout("FakeLLM: scripted timeout", request=request)
             if outcome.status == 500 and outcome.headers.get("X-FakeLLM-Violation"):
@@ -238,12 +250,18 @@ class FakeLLM:
             protocol_version = "HTTP/1.1"
             timeout = 10  # an idle connection never holds shutdown for long
 
+            def setup(self) -> None:
+                with fake._lock:
+                    fake.connections += 1
+                super().setup()
+
             def _serve(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                path = urlsplit(self.path).path
-                outcome = fake._handle(self.command, path, headers, raw)
+                target = urlsplit(self.path)
+                query = dict(parse_qsl(target.query))
+                outcome = fake._handle(self.command, target.path, query, headers, raw)
                 if isinstance(outcome, _Timeout):
                     fake._release.wait(outcome.delay)
                     self.close_connection = True
@@ -253,10 +271,11 @@ class FakeLLM:
                     if name != "X-FakeLLM-Violation":
                         self.send_header(name, value)
                 self.send_header("Content-Length", str(len(outcome.body)))
-                self.send_header("Connection", "close")
+                if not fake.keep_alive:
+                    self.send_header("Connection", "close")
                 self.end_headers()
                 self.wfile.write(outcome.body)
-                self.close_connection = True
+                self.close_connection = not fake.keep_alive
 
             do_POST = do_GET = do_PUT = do_DELETE = _serve
 
@@ -286,15 +305,23 @@ class FakeLLM:
 
     # ---------------------------------------------------------------- core
     def _handle(
-        self, method: str, path: str, headers: dict[str, str], raw: bytes
+        self, method: str, path: str, query: Mapping[str, str], headers: dict[str, str], raw: bytes
     ) -> _Reply | _Timeout:
         try:
             body: Any = json.loads(raw.decode("utf-8")) if raw else None
         except (UnicodeDecodeError, json.JSONDecodeError):
             body = raw.decode("utf-8", "replace")
         with self._lock:
+            metadata = None if path.endswith("/chat/completions") else self.mode.metadata(method, path, body)
+            if metadata is not None:
+                self.metadata_requests.append(RecordedRequest(method, path, headers, body))
+                return _json_reply(*metadata)
             self.recorded.append(RecordedRequest(method, path, headers, body))
-            problems = _check_request(method, path, headers, body, self.expect_tool_choice)
+            problems = _check_request(method, path, headers, body, self.expect_tool_choice, self.mode)
+            if not problems:
+                refusal = self.mode.reject(path, query, headers, body)
+                if refusal is not None:  # the server's own answer, not a violation
+                    return _json_reply(*refusal)
             if not problems and self.on_request is not None:
                 try:
                     self.on_request(body)
@@ -318,6 +345,10 @@ class FakeLLM:
             return item
 
     def _render(self, item: _PendingMessage, request: dict[str, Any]) -> bytes:
+        reply = self.mode.render(self._render_openai(item, request), request)
+        return json.dumps(reply, ensure_ascii=False).encode("utf-8")
+
+    def _render_openai(self, item: _PendingMessage, request: dict[str, Any]) -> dict[str, Any]:
         n = next(self._ids)
         message: dict[str, Any] = {"role": "assistant", "content": item.content}
         if item.calls:
@@ -340,19 +371,26 @@ class FakeLLM:
         }
         if item.usage is not False:
             reply["usage"] = dict(item.usage) if item.usage else _default_usage(request, message)
-        return json.dumps(reply, ensure_ascii=False).encode("utf-8")
+        return reply
+
+
+def _json_reply(status: int, body: Any) -> _Reply:
+    return _Reply(status, json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"})
 
 
 def _default_usage(request: dict[str, Any], message: dict[str, Any]) -> dict[str, int]:
-    """A deterministic stand-in for real counts: about 4 bytes per token of the JSON."""
-    prompt = len(json.dumps(request.get("messages", []), ensure_ascii=False).encode()) // 4 + 1
+    """A deterministic stand-in for real counts: about 4 bytes per token of the JSON of the
+    messages and the tools (servers count the tool definitions as prompt tokens)."""
+    sent = [request.get("messages", []), request.get("tools") or []]
+    prompt = len(json.dumps(sent, ensure_ascii=False).encode()) // 4 + 1
     completion = len(json.dumps(message, ensure_ascii=False).encode()) // 4 + 1
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
 # ---------------------------------------------------------------- strict checks
 def _check_request(
-    method: str, path: str, headers: Mapping[str, str], body: Any, expect_tool_choice: Any
+    method: str, path: str, headers: Mapping[str, str], body: Any, expect_tool_choice: Any,
+    mode: Mode,
 ) -> list[str]:
     problems: list[str] = []
     if method != "POST":
@@ -365,7 +403,7 @@ def _check_request(
         problems.append("body is not a JSON object")
         return problems
     for key, value in body.items():
-        if key not in KNOWN_FIELDS:
+        if key not in KNOWN_FIELDS | mode.extra_fields:
             problems.append(f"unknown request field {key!r}")
         elif value is None:
             problems.append(f"field {key!r} is null; omit it instead")
@@ -373,7 +411,7 @@ def _check_request(
         problems.append("'model' must be a non-empty string")
     if body.get("stream"):
         problems.append("streaming is not supported by FakeLLM")
-    problems.extend(_check_messages(body.get("messages")))
+    problems.extend(_check_messages(body.get("messages"), MESSAGE_FIELDS | mode.message_fields))
     tool_names = _check_tools(body.get("tools"), problems)
     if "tool_choice" in body:
         problems.extend(_check_tool_choice(body["tool_choice"], tool_names))
@@ -384,7 +422,7 @@ def _check_request(
     return problems
 
 
-def _check_messages(messages: Any) -> list[str]:
+def _check_messages(messages: Any, allowed: frozenset[str]) -> list[str]:
     if not isinstance(messages, list) or not messages:
         return ["'messages' must be a non-empty list"]
     problems: list[str] = []
@@ -398,7 +436,7 @@ def _check_messages(messages: Any) -> list[str]:
         if role not in VALID_ROLES:
             problems.append(f"{where} has role {role!r}")
             continue
-        extra = sorted(set(msg) - MESSAGE_FIELDS)
+        extra = sorted(set(msg) - allowed)
         if extra:
             problems.append(f"{where} has non-OpenAI fields {extra} (strip them before sending)")
         content = msg.get("content")

@@ -280,6 +280,9 @@ class OpenAIProvider:
         log.warning("%s (%s) refused '%s' (HTTP %d: %s); sending it as %s from now on",
                     self.base_url, notes.model, field, status, reason, step)
         notes.record_step(key, step, reason)
+        diagnosis = quirks.diagnose(status, payload)
+        if diagnosis is not None:  # e.g. vLLM without --enable-auto-tool-choice
+            notes.record_quirk(diagnosis.kind, reason)
         return True
 
     def _parse(self, reply: httpx.Response, payload: Any, request: ChatRequest,
