@@ -32,6 +32,8 @@ from nanomem.store import compaction
 from nanomem.store.cursorfiles import read_cursor_file, write_cursor_file, write_cursor_hint
 from nanomem.store.fsutil import FileLock, atomic_write, fsync_dir, os_error_fix
 from nanomem.store.historyfile import (
+    ENTRY_MAX_CHARS,
+    SUMMARY_MAX_CHARS,
     HistoryEntry,
     LineReader,
     MalformedLines,
@@ -52,8 +54,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-SUMMARY_MAX_CHARS = 8000
-ENTRY_MAX_CHARS = 64000
 OVERFLOW_FACTOR = 10
 OUTLIER_GAP = 1_000_000
 EXACT_COUNT_BYTES = 1 << 20

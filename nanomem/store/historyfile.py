@@ -35,6 +35,8 @@ _TAIL_BLOCK = 8192
 _CURSOR_PREFIX = re.compile(rb'^\{\s*"cursor"\s*:\s*([1-9][0-9]{0,18})\s*[,}]')
 _SEGMENT = re.compile(r"^history\.(overflow|compacted)-([0-9]+)-([0-9]+)\.jsonl$")
 SEGMENT_KINDS = ("overflow", "compacted")
+SUMMARY_MAX_CHARS = 8000  # the longest entry of kind "summary", in characters
+ENTRY_MAX_CHARS = 64000  # the longest entry of any kind
 _PROBLEM_LABELS = {"invalid-json": "invalid JSON", "not-an-object": "JSON that is not an object",
                    "bad-cursor": "a cursor that is not a positive integer",
                    "bad-content": "a missing or non-string content"}

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from nanomem.store.history import ENTRY_MAX_CHARS, HistoryEntry
+from nanomem.store.historyfile import ENTRY_MAX_CHARS, HistoryEntry
 from nanomem.text.redact import redact
 
 _HEADER = re.compile(r"^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})(?::\d{2})?\] ?(.*)$")

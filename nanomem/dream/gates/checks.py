@@ -7,6 +7,7 @@ start of the run and as they are staged now, and the config. Each ``check_<name>
 deletion guard, pins, permanent facts) compare against the ORIGINAL text of the run, so a
 run cannot get around them in many small steps. Nothing here does I/O.
 
+>>> from nanomem.config import Config
 >>> ctx = GateContext("- [durable] Budget is $4,500", {"USER.md": ""}, {"USER.md": ""}, Config())
 >>> check_all(Proposal("USER.md", "", "- Budget: 4500\\n"), ctx) is None
 True
@@ -29,10 +30,10 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nanomem.dream.gates import corrections
 from nanomem.dream.gates import traceability
-from nanomem.config import Config
 from nanomem.text.redact import find_secrets
 from nanomem.vocab import (
     MEMORY_FILES,
@@ -42,6 +43,9 @@ from nanomem.vocab import (
     is_permanent,
     is_pinned,
 )
+
+if TYPE_CHECKING:
+    from nanomem.config import Config  # the values only: loading config is I/O
 
 
 @dataclass(frozen=True)
