@@ -148,7 +148,7 @@ class Memory:
     """File-based long-term memory of one workspace.
 
     ``config`` defaults to :func:`nanomem.config.load_config` of the workspace; ``engine``
-    (a :class:`~nanomem.engines.chat.ChatModel`) defaults to :func:`nanomem.engines.openai.make_engine`,
+    (a :class:`~nanomem.engines.chat.ChatModel`) defaults to :func:`nanomem.engines.registry.make_engine`,
     created on first use; ``clock`` returns the current time (injected in tests).
     """
 

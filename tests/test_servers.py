@@ -364,3 +364,20 @@ def test_secret_header_values_never_reach_errors_logs_or_notes(
     assert secret not in str(raised.value) and "[REDACTED]" in str(raised.value)
     assert secret not in caplog.text
     assert secret not in Workspace(workspace).provider_notes.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_memory_dreams_twice_with_one_connection_each(workspace: Path) -> None:
+    from nanomem.memory import Memory
+
+    fake = FakeLLM(keep_alive=True)
+    with fake.serve() as url:
+        cfg = Config(provider="openai", base_url=url, model="m", max_retries=0)
+        with Memory(workspace, config=cfg, clock=clock) as mem:
+            for run in range(2):
+                mem.history.append(f"- [durable] Fact {run}")
+                fake.enqueue_tool_calls([add_fact("USER.md", f"- Fact {run}")])
+                fake.enqueue_tool_calls([finish()])
+                assert mem.dream().status == "committed"  # each its own asyncio.run
+    assert len(fake.requests) == 4 and fake.connections == 2
+    fake.assert_all_consumed()
