@@ -29,6 +29,7 @@ from nanomem.errors import CommandError, NanomemError
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.memory import Memory
 from nanomem.store.workspace import init_workspace
+from nanomem.text.sanitize import sanitize_json, sanitize_terminal
 
 _Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
@@ -150,7 +151,7 @@ def main(
         with _cli_logging(args, err):
             return _HANDLERS[args.command_name](args, out, err)
     except NanomemError as exc:
-        print(f"nanomem {args.command_name}: error: {exc}", file=err)
+        print(sanitize_terminal(f"nanomem {args.command_name}: error: {exc}"), file=err)
         return exc.exit_code
     except KeyboardInterrupt:
         print("nanomem: interrupted", file=err)
@@ -210,7 +211,13 @@ def _memory(args: argparse.Namespace, overrides: dict[str, Any] | None = None) -
 
 
 def _print_json(data: Any, out: TextIO) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True), file=out)
+    print(sanitize_json(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)), file=out)
+
+
+def _show(text: str, out: TextIO) -> None:
+    """Print a reply that may quote model text or memory files: no control character reaches
+    the terminal except newlines and tabs (``nanomem.text.sanitize``)."""
+    print(sanitize_terminal(text), file=out)
 
 
 def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -286,7 +293,7 @@ def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(result.to_json(), out)
     else:
-        print(replies.render_dream(result), file=out)
+        _show(replies.render_dream(result), out)
     return 1 if result.status == "failed" else 0
 
 
@@ -296,7 +303,7 @@ def cmd_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(info.to_json() if info is not None else None, out)
     else:
-        print(replies.render_log(info) if info else replies.render_no_dream(), file=out)
+        _show(replies.render_log(info) if info else replies.render_no_dream(), out)
     return 0
 
 
@@ -307,7 +314,7 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.json:
                 _print_json([c.to_json() for c in versions], out)
             else:
-                print(replies.render_versions(versions), file=out)
+                _show(replies.render_versions(versions), out)
             return 0
         result = mem.restore(args.sha)
     if args.json:
@@ -318,7 +325,7 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         data["files"] = list(result.files)
         _print_json(data, out)
     else:
-        print(replies.render_restore(result), file=out)
+        _show(replies.render_restore(result), out)
     return 0
 
 
@@ -328,7 +335,7 @@ def cmd_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CommandError(replies.render_not_a_command(args.text, list(commands.COMMANDS.values())))
     with _memory(args) as mem:
         reply = mem.handle_command(args.text)
-    print(reply, file=out)
+    _show(reply or "", out)
     return 0
 
 
@@ -375,7 +382,7 @@ def _progress_printer(err: TextIO) -> Callable[..., None]:
         text = " ".join(str(part) for part in event)
         if fields:
             text += " " + " ".join(f"{k}={v}" for k, v in fields.items())
-        print(f"  dream: {text}", file=err, flush=True)
+        print(sanitize_terminal(f"  dream: {text}"), file=err, flush=True)
 
     return progress
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from nanomem.versions.commits import render_file_diff
 from nanomem.text.redact import redact
+from nanomem.text.sanitize import sanitize_line
 
 ENCODING = ("utf-8", "surrogateescape")  # memory files round-trip byte for byte
 
@@ -124,7 +125,7 @@ def render_body(
     lines += ["", f"Tool calls: accepted {accepted}, refused {len(refusals)}"]
     if refusals:
         lines.append("Refused:")
-        lines += [f"  - {r.tool} {r.path or '-'}: {_redact(_one_line(r.reason))}" for r in refusals]
+        lines += [f"  - {_safe(r.tool)} {_safe(r.path or '-')}: {_safe(r.reason)}" for r in refusals]
     if diff:
         lines += ["", "Diff:", diff.rstrip("\n")]
     return "\n".join(lines)
@@ -188,5 +189,7 @@ def _redact(text: str) -> str:
     return redact(text).text
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+def _safe(text: str) -> str:
+    """Model-supplied text as one line of the commit body: redacted, controls escaped,
+    newlines folded (so it cannot forge a body line or a trailer)."""
+    return " ".join(sanitize_line(_redact(text)).split())

@@ -39,6 +39,7 @@ from nanomem.dream.gates import checks as gates
 from nanomem.engines.chat import ToolCall
 from nanomem.config import Config
 from nanomem.text.redact import redact, redact_for_model
+from nanomem.text.sanitize import sanitize_line
 from nanomem.text.units import count_overlapping
 from nanomem.store.workspace import MEMORY_FILES
 
@@ -247,7 +248,7 @@ def execute_tool_call(call: ToolCall, staged: StagedFiles, context: ToolContext)
     if problem is not None:
         return _refuse(tool, None, safe_args, f"{tool}: invalid arguments: {problem}")
     if tool == "finish":
-        finish = Finish(arguments["status"], redact(arguments["note"]).text)
+        finish = Finish(arguments["status"], sanitize_line(redact(arguments["note"]).text))
         return ToolOutcome(tool, None, True, f"ok: finished ({finish.status})",
                            finish=finish, arguments=safe_args)
     raw_path = arguments["path"]
@@ -365,6 +366,10 @@ def _redacted(arguments: dict[str, Any]) -> Mapping[str, Any]:
 def _refuse(
     tool: str, path: str | None, arguments: Mapping[str, Any] | None, reason: str
 ) -> ToolOutcome:
-    reason = gates.safe_text(reason)
+    """A refused call; the tool name, path and reason are redacted and made one safe line
+    (they quote the model and reach the commit body, the audit, logs and the terminal)."""
+    tool = sanitize_line(gates.safe_text(tool))
+    path = None if path is None else sanitize_line(gates.safe_text(path))
+    reason = sanitize_line(gates.safe_text(reason))
     logger.info("dream tool call refused: %s", reason)
     return ToolOutcome(tool, path, False, f"error: {reason}", reason=reason, arguments=arguments)

@@ -14,9 +14,9 @@ True
 >>> check_all(Proposal("USER.md", "", "- Budget: 5000\\n"), ctx)
 "traceability: '5000' in the new text of USER.md does not appear in the batch or the memory files; copy numbers, identifiers and names exactly as the batch writes them, or leave them out"
 
-Order of :func:`check_all` (the first refusal wins): size, secrets, pins, corrections only,
-deletion guard, traceability. Paths are checked before a proposal exists, by
-:func:`check_path` and :func:`check_symlink`. ``docs/gates.md`` explains each rule.
+Order of :func:`check_all` (the first refusal wins): size, secrets, control characters,
+injection, pins, corrections only, deletion guard, traceability. Paths are checked before a
+proposal exists, by :func:`check_path` and :func:`check_symlink`. ``docs/gates.md`` explains each rule.
 
 The judging of words lives in two pure modules the gates call: :mod:`nanomem.dream.gates.corrections`
 (which ``[correction]`` is about which permanent fact) and :mod:`nanomem.dream.gates.traceability` (which
@@ -33,8 +33,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nanomem.dream.gates import corrections
+from nanomem.dream.gates.injection import find_injection
 from nanomem.dream.gates import traceability
 from nanomem.text.redact import find_secrets
+from nanomem.text.sanitize import find_controls
 from nanomem.vocab import (
     MEMORY_FILES,
     PERMANENT_MARK,
@@ -157,6 +159,37 @@ def check_secrets(proposal: Proposal, context: GateContext) -> str | None:
     )
 
 
+def check_controls(proposal: Proposal, context: GateContext) -> str | None:
+    """New text must not add control characters (NUL, ESC sequences, C1, bidi overrides):
+    the files go into prompts, diffs and terminals. Newlines, tabs and ``\\r\\n`` are fine,
+    and a control character already in the file does not block other edits."""
+    added = sorted(find_controls(proposal.after) - find_controls(proposal.before))
+    if not added:
+        return None
+    return (
+        f"control characters: the new text of {proposal.path} contains {', '.join(added[:5])}; "
+        "write plain text (newlines and tabs only)"
+    )
+
+
+def check_injection(proposal: Proposal, context: GateContext) -> str | None:
+    """No new line may be an instruction aimed at the model: to reveal its prompt or secrets,
+    to ignore its rules, or to speak as the system (:mod:`nanomem.dream.gates.injection`).
+    Every memory file is screened, since all three are loaded into the agent's prompt; a line
+    a person already wrote does not block other edits."""
+    new_lines = Counter(proposal.after.splitlines()) - Counter(proposal.before.splitlines())
+    for line in new_lines:
+        found = find_injection(line)
+        if found is not None:
+            return (
+                f"injection: the new text of {proposal.path} holds an instruction aimed at the "
+                f"model ({found.kind}: '{_quote(found.text, 60)}' in '{_quote(line)}'); memory "
+                "keeps facts and the user's preferences, never instructions to reveal prompts "
+                "or secrets, to ignore rules, or to speak as the system. Leave the line out"
+            )
+    return None
+
+
 def check_pins(proposal: Proposal, context: GateContext) -> str | None:
     """Every line of the original that ends with ``<!-- pin -->`` stays, byte for byte (modulo
     surrounding whitespace); Dream may not add a pin mark of its own either."""
@@ -254,6 +287,8 @@ def check_traceability(proposal: Proposal, context: GateContext) -> str | None:
 GATES = (
     check_size,
     check_secrets,
+    check_controls,
+    check_injection,
     check_pins,
     check_corrections,
     check_deletion,

@@ -48,6 +48,7 @@ from typing import Any
 from nanomem.engines.chat import ChatResponse, ToolCall
 from nanomem.dream.gates.corrections import matches as permanent_correction_matches
 from nanomem.dream.gates.corrections import topics_of
+from nanomem.dream.gates.injection import find_injection
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
 from nanomem.engines.offline.slots import (
     attributes_of,
@@ -222,7 +223,14 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         touched.add(line.strip())
         counts["expired"] += 1
     for rel, lines in planned.items():
-        edits.append(_append_call(rel, files.get(rel, ""), lines, touched))
+        # a line the injection gate will refuse goes in a call of its own, so the refusal
+        # (audited) takes only that line and the batch's other facts still land
+        screened = [line for line in lines if find_injection(line) is not None]
+        for line in screened:
+            edits.append(_append_call(rel, files.get(rel, ""), [line], touched))
+        clean = [line for line in lines if line not in screened]
+        if clean:
+            edits.append(_append_call(rel, files.get(rel, ""), clean, touched))
     done = ", ".join(f"{n} {what}" for what, n in counts.items() if n)
     return edits, f"offline Dream: {done or 'nothing new in this batch'}"
 
