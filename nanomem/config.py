@@ -34,6 +34,7 @@ The API key is never part of ``repr(Config)`` and never logged.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import sys
@@ -289,6 +290,7 @@ def _build(values: dict[str, Any], *, labels: Mapping[str, str]) -> Config:
     if cfg.request_timeout <= 0:
         raise ConfigError(f"{labels.get('request_timeout', 'request_timeout')} must be more "
                           f"than 0 seconds, got {cfg.request_timeout!r}; fix the value")
+    _check_identity(cfg, labels)
     if cfg.provider not in PROVIDERS:
         raise ConfigError(
             f"provider '{cfg.provider}' is not supported; use one of {', '.join(PROVIDERS)}"
@@ -342,6 +344,29 @@ def _resolve_table(path: Path, table: str, raw: Any, environ: Mapping[str, str],
     return MappingProxyType(out)
 
 
+# What git accepts in a commit identity ``Name <email>`` (git fsck --strict): no angle
+# brackets, no line break or other control character, and not empty.
+_BAD_IDENTITY = re.compile(r"[<>\x00-\x1f\x7f]")
+_IDENTITY_PARTS = {"author_name": ("name", '"Ana Lopez"'),
+                   "author_email": ("address", '"ana@example.com"')}
+
+
+def _check_identity(cfg: Config, labels: Mapping[str, str]) -> None:
+    """``[git] author_name`` / ``author_email`` must make a commit that ``git fsck`` accepts."""
+    for name in ("author_name", "author_email"):
+        value = getattr(cfg, name)
+        label = labels.get(name, f"[git] '{name}'")
+        bad = _BAD_IDENTITY.search(value)
+        if bad is not None:
+            shown = "a line break" if bad.group(0) in "\r\n" else repr(bad.group(0))
+            part, example = _IDENTITY_PARTS[name]
+            raise ConfigError(f"{label} contains {shown}, which git does not allow in a commit "
+                              f"author; write the {part} alone, e.g. {name} = {example}")
+        if not value.strip():
+            raise ConfigError(f"{label} is empty; give a {_IDENTITY_PARTS[name][0]} or remove "
+                              "the line")
+
+
 def _coerce(name: str, value: Any, default: Any, label: str) -> Any:
     """Check one value against its default's type; ``label`` says where the value came from."""
     if name in ("file_caps", "secrets", *_TABLES):
@@ -359,6 +384,9 @@ def _coerce(name: str, value: Any, default: Any, label: str) -> Any:
             number = type(default)(value)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{label} must be a number, not {value!r}; fix the value") from exc
+        if not math.isfinite(number):
+            raise ConfigError(f"{label} must be a finite number, not {value!r}; "
+                              "give a plain number such as 60")
         if number < 0:
             raise ConfigError(f"{label} must not be negative, got {value!r}; fix the value")
         return number

@@ -77,3 +77,48 @@ def test_load_config_rejects_bad_input_with_a_clear_message(
         load_config(tmp_path, environ={})
     assert fragment in str(info.value)
     assert info.value.exit_code == 2
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_load_config_refuses_a_request_timeout_that_is_not_finite(tmp_path: Path,
+                                                                  value: str) -> None:
+    write_toml(tmp_path, f"[provider]\nrequest_timeout = {value}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, environ={})
+    message = str(info.value)
+    assert "nanomem.toml line 2: [provider] 'request_timeout' must be a finite number" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [('author_name = "Ana\\nLopez"', "a line break"), ('author_name = "Ana <a@b>"', "'<'"),
+     ('author_email = "a@b>\\u0000"', "'>'"), ('author_name = "Ana\\u0000"', "'\\x00'")],
+)
+def test_load_config_refuses_a_git_identity_that_git_fsck_rejects(tmp_path: Path, line: str,
+                                                                  shown: str) -> None:
+    write_toml(tmp_path, f"[git]\n{line}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, environ={})
+    message = str(info.value)
+    assert "nanomem.toml line 2: [git] 'author_" in message and shown in message
+    assert "write the " in message and "\n" not in message
+
+
+@pytest.mark.slow
+def test_cli_reports_a_bad_identity_in_one_line_with_exit_2_and_commits_nothing(
+    tmp_path: Path,
+) -> None:
+    from tests.e2e_support import cli, git, git_dir_of
+
+    ws = tmp_path / "ws"
+    assert cli("init", str(ws)).rc == 0
+    head = git(git_dir_of(ws), "rev-parse", "HEAD").strip()
+    write_toml(ws, '[git]\nauthor_name = "Ana\\nEvil: x"\n')
+    (ws / "USER.md").write_text("# User\n\n- hand edit\n", encoding="utf-8")
+    for args in (("append", "- [durable] x"), ("dream",), ("status",)):
+        run = cli("-w", str(ws), *args)
+        assert run.rc == 2, (args, run)
+        lines = run.err.strip().splitlines()
+        assert len(lines) == 1 and "nanomem.toml line 2: [git] 'author_name'" in lines[0], run.err
+    assert git(git_dir_of(ws), "rev-parse", "HEAD").strip() == head
