@@ -219,3 +219,69 @@ def test_pending_count_is_the_cursor_span_after_the_dream_cursor(workspace: Path
     history.write_dream_cursor(17)
     assert history.overflow_files()
     assert history.pending_count() == 83 == len(history.read_since(17))
+
+
+# item 12: unsorted and outlying cursors -------------------------------------------------------
+
+
+def write_entries(root: Path, cursors: list[int], name: str = "history.jsonl") -> None:
+    path = root / "memory" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps({"cursor": c, "timestamp": "2025-01-01 00:00",
+                                        "content": f"e{c}"}) + "\n" for c in cursors))
+
+
+def test_two_concatenated_history_files_hide_nothing_from_dream(
+    workspace: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    write_entries(workspace, list(range(1, 801)) + list(range(1, 301)))
+    (workspace / "memory" / ".dream_cursor").write_text("800\n")
+    history = make_history(workspace)
+    before = (workspace / "memory" / "history.jsonl").read_bytes()
+    with caplog.at_level(logging.WARNING):
+        pending = history.read_since(history.read_dream_cursor())
+    assert "cursors are out of order" in caplog.text
+    assert [e.cursor for e in pending] == list(range(801, 1101))
+    assert [e.content for e in pending][:2] == ["e1", "e2"]  # the second file's entries
+    assert history.pending_count() == 300
+    assert (workspace / "memory" / "history.jsonl").read_bytes() == before  # reading never writes
+    assert history.append("new") == 1101  # the writer repairs first
+    lines = [json.loads(x) for x in (workspace / "memory" / "history.jsonl").read_text().splitlines()]
+    assert [x["cursor"] for x in lines] == list(range(1, 1102))
+    assert lines[800]["renumbered_from"] == 1 and lines[800]["content"] == "e1"
+    assert history.pending_count() == 301
+
+
+def test_one_huge_cursor_at_the_end_does_not_make_compaction_move_everything(workspace: Path) -> None:
+    write_entries(workspace, [*range(1, 61), 10**15])
+    (workspace / "memory" / ".dream_cursor").write_text("40\n")
+    history = make_history(workspace, config=Config(max_history_entries=5))
+    history.compact()
+    lines = [json.loads(x) for x in (workspace / "memory" / "history.jsonl").read_text().splitlines()]
+    assert [x["cursor"] for x in lines] == list(range(41, 62))  # only processed entries moved
+    assert lines[-1]["renumbered_from"] == 10**15
+    assert [e.cursor for e in history.iter_entries()] == list(range(1, 62))
+    assert history.append("next") == 62
+
+
+def test_a_huge_cursor_in_the_middle_moves_to_the_end_and_others_keep_theirs(workspace: Path) -> None:
+    write_entries(workspace, [1, 2, 3, 10**15, 4, 5])
+    history = make_history(workspace)
+    assert history.append("next") == 7
+    cursors = [(x["cursor"], x["content"]) for x in map(
+        json.loads, (workspace / "memory" / "history.jsonl").read_text().splitlines())]
+    assert cursors == [(1, "e1"), (2, "e2"), (3, "e3"), (4, "e4"), (5, "e5"),
+                       (6, f"e{10**15}"), (7, "next")]
+
+
+def test_a_huge_cursor_file_or_segment_name_does_not_inflate_the_next_cursor(
+    workspace: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    write_entries(workspace, [1, 2, 3], name="history.overflow-1-999999999999.jsonl")
+    write_entries(workspace, [4, 5])
+    (workspace / "memory" / ".cursor").write_text(f"{10**15}\n")
+    history = make_history(workspace)
+    with caplog.at_level(logging.WARNING):
+        assert history.append("next") == 6
+    assert "ignored as corrupt" in caplog.text and "is named up to cursor" in caplog.text
+    assert [e.cursor for e in history.iter_entries()] == [1, 2, 3, 4, 5, 6]

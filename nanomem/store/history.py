@@ -16,10 +16,10 @@ segments ``memory/history.<compacted|overflow>-<first>-<last>.jsonl``; nothing i
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator
+import tempfile
+from collections.abc import Callable, Generator, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,16 +30,21 @@ from nanomem.config import Config
 from nanomem.errors import HistoryError
 from nanomem.store import compaction
 from nanomem.store.cursorfiles import read_cursor_file, write_cursor_file, write_cursor_hint
+from nanomem.store.historyorder import iter_in_order, rewrite_in_order, sample_order
 from nanomem.store.fsutil import FileLock, atomic_write, fsync_dir, os_error_fix
 from nanomem.store.historyfile import (
     ENTRY_MAX_CHARS,
     SUMMARY_MAX_CHARS,
+    ChunkRecord,
     HistoryEntry,
     LineReader,
     MalformedLines,
     Segment,
     cap_content,
+    entries_of,
+    find_chunk,
     list_segments,
+    open_segment,
     open_log,
     parse_line_bytes,
     read_tail_cursor,
@@ -61,14 +66,6 @@ KINDS: tuple[str, ...] = ("summary", "raw")
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 
 
-@dataclass(frozen=True)
-class ChunkRecord:
-    """The newest consolidated chunk of a session found in history: its tag and cursors."""
-
-    tag: str
-    cursors: tuple[int, ...]
-
-
 class History:
     """The history log of one workspace. See the module docstring and docs/history.md."""
 
@@ -84,6 +81,7 @@ class History:
         self._lock = FileLock(self.workspace.history_lock, timeout=lock_timeout)
         self._migration_checked = False
         self._warned: set[tuple[object, ...]] = set()
+        self._order_cache: tuple[tuple[int, int, int], str | None] | None = None
         self.path = self.workspace.history
 
     # appending ---------------------------------------------------------------------------------
@@ -124,11 +122,16 @@ class History:
                     logger.info("chunk %s of session %s is already in history (cursors %s); "
                                 "not appended again", chunk, session_key, list(done.cursors))
                     return list(done.cursors)
+            self._repair_order_locked()
             base = self._next_base_locked()
             stamp = self._clock().strftime(TIMESTAMP_FORMAT)
             entries = [HistoryEntry(base + i, stamp, content, session_key, kind, chunk)
                        for i, content in enumerate(contents, start=1)]
+            clean = self._order_cache is not None and self._order_cache[1] is None
             self._append_lines_locked(entries)
+            if clean:  # appending above every cursor keeps the order: no need to sample again
+                stat = os.stat(self.path)
+                self._order_cache = ((stat.st_ino, stat.st_size, stat.st_mtime_ns), None)
             self._write_cursor_hint(entries[-1].cursor)
         return [entry.cursor for entry in entries]
 
@@ -212,7 +215,7 @@ class History:
     def _history_high(self) -> int:
         """The highest cursor in ``history.jsonl`` or a segment (a segment's name is checked
         against its last line when it would decide, so a corrupt name cannot inflate it)."""
-        tail = read_tail_cursor(self.path)
+        tail = self._main_tail()
         segments = self.segments()
         top = max((seg.last for seg in segments), default=0)
         if top <= tail:
@@ -227,6 +230,18 @@ class History:
                                     seg.last, held, max(held, seg.first))
                     top = max(held, seg.first)
         return max(tail, lower, top)
+
+    def _main_tail(self) -> int:
+        """The last cursor of ``history.jsonl``: its last line's, or, when cursors are out of
+        order, the highest after renumbering (a full read, only then)."""
+        handle = open_log(self.path)
+        if handle is None:
+            return 0
+        with handle:
+            reader = LineReader(handle, self.path, MalformedLines())
+            if self._order_problem(handle) is None:
+                return reader.last_cursor()
+            return max((e.cursor for e in iter_in_order(reader)), default=0)
 
     def last_cursor(self) -> int:
         """The write cursor: the largest cursor in history (or in the ``.cursor`` hint)."""
@@ -272,22 +287,77 @@ class History:
         try:
             for seg in self.segments():
                 if seg.last > floor:
-                    handle = _open_segment(seg)
+                    handle = open_segment(seg)
                     if handle is not None:
-                        floor = yield from _entries_of(handle, seg.path, floor, problems, seg.last)
+                        floor = yield from entries_of(handle, seg.path, floor, problems, seg.last)
             if main is not None:
                 inode = os.fstat(main.fileno()).st_ino
-                floor = yield from _entries_of(main, self.path, floor, problems)
+                if self._order_problem(main) is not None:  # read whole, as the repair numbers it
+                    floor = yield from self._entries_in_order(main, floor, problems)
+                else:
+                    floor = yield from entries_of(main, self.path, floor, problems)
                 main = None
                 again = open_log(self.path)  # compaction replaced the file while we read
                 if again is not None and os.fstat(again.fileno()).st_ino != inode:
-                    yield from _entries_of(again, self.path, floor, problems)
+                    yield from entries_of(again, self.path, floor, problems)
                 elif again is not None:
                     again.close()
         finally:
             if main is not None:
                 main.close()
             problems.emit()
+
+    def _order_problem(self, handle: BinaryIO) -> str | None:
+        """``"unsorted"``/``"outlier"`` when cursors are out of order (a sampled check, cached
+        while the file is unchanged), else ``None``. Warns once."""
+        stat = os.fstat(handle.fileno())
+        key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if self._order_cache is None or self._order_cache[0] != key:
+            self._order_cache = (key, sample_order(LineReader(handle, self.path, MalformedLines())))
+        problem = self._order_cache[1]
+        if problem is not None:
+            self._warn_once(("order", key), "%s: cursors are out of order (%s: two history files "
+                            "joined, or an outlying cursor); reading the whole file, and the next "
+                            "append or compaction renumbers the misplaced entries (nothing is "
+                            "dropped)", self.path, "an outlying last cursor" if problem ==
+                            "outlier" else "a cursor lower than one before it")
+        return problem
+
+    def _entries_in_order(self, handle: BinaryIO, floor: int,
+                          problems: MalformedLines) -> Generator[HistoryEntry, None, int]:
+        top = floor
+        with handle:
+            for entry in iter_in_order(LineReader(handle, self.path, problems)):
+                if entry.cursor > floor:
+                    top = max(top, entry.cursor)
+                    yield entry
+        return top
+
+    def _repair_order_locked(self) -> None:
+        """Renumber misplaced entries (``historyorder``) in one atomic rewrite; a writer's job."""
+        handle = open_log(self.path)
+        if handle is None:
+            return
+        with handle:
+            if self._order_problem(handle) is None:
+                return
+            fd, tmp = tempfile.mkstemp(prefix=".history.jsonl.", suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    changed, top = rewrite_in_order(LineReader(handle, self.path, MalformedLines()), out)
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.replace(tmp, self.path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        fsync_dir(self.path.parent)
+        self._order_cache = None
+        logger.warning("%s: renumbered %d misplaced entries (now up to cursor %d; the old cursor "
+                       "is kept as \"renumbered_from\"); nothing was dropped", self.path, changed, top)
 
     def segments(self) -> list[Segment]:
         """Every segment (``compacted`` and ``overflow``), lowest first cursor first."""
@@ -316,6 +386,10 @@ class History:
         problems = MalformedLines()
         with main:
             reader = LineReader(main, self.path, problems)
+            if self._order_problem(main) is not None:
+                total += sum(1 for e in iter_in_order(reader) if e.cursor > dream)
+                problems.emit()
+                return total
             start = reader.offset_above(dream)
             if start >= reader.size:
                 return total
@@ -329,29 +403,8 @@ class History:
 
     def find_chunk(self, session_key: str) -> ChunkRecord | None:
         """The newest entry of ``session_key`` in ``history.jsonl``, if it carries a chunk
-        tag: that tag and the cursors of its run of entries. Reads backwards from the end and
-        stops at the session's newest entry."""
-        handle = open_log(self.path)
-        if handle is None:
-            return None
-        needle = json.dumps(session_key, ensure_ascii=False).encode("utf-8", "surrogateescape")
-        tag, cursors = None, []
-        with handle:
-            for raw in LineReader(handle, self.path, MalformedLines()).iter_backward():
-                if needle not in raw and tag is None:
-                    continue
-                entry = parse_line_bytes(raw)
-                if not isinstance(entry, HistoryEntry):
-                    continue
-                if tag is not None:
-                    if entry.session_key != session_key or entry.chunk != tag:
-                        break
-                    cursors.append(entry.cursor)
-                elif entry.session_key == session_key:
-                    if entry.chunk is None:
-                        return None
-                    tag, cursors = entry.chunk, [entry.cursor]
-        return ChunkRecord(tag, tuple(sorted(cursors))) if tag is not None else None
+        tag: that tag and the cursors of its run of entries (see :func:`find_chunk`)."""
+        return find_chunk(self.path, session_key)
 
     # cursor files ------------------------------------------------------------------------------
 
@@ -446,6 +499,7 @@ class History:
         return OVERFLOW_FACTOR * max(self.config.max_history_entries, 1)
 
     def _compact_locked(self) -> int:
+        self._repair_order_locked()
         dream, trusted = self._dream_state(locked=True)
         dream = dream if trusted else 0
         moved = 0
@@ -535,27 +589,3 @@ def _find_backup(legacy: Path, original: bytes) -> Path | None:
 def _check_count(value: object, message: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise HistoryError(f"{message}, not {value!r}")
-
-
-
-def _open_segment(seg: Segment) -> BinaryIO | None:
-    """A segment opened for reading; a segment renamed meanwhile (overflow to compacted) is
-    found under its other name."""
-    handle = open_log(seg.path)
-    if handle is None:
-        for kind in ("compacted", "overflow"):
-            if kind != seg.kind:
-                handle = open_log(seg.path.with_name(segment_name(seg.first, seg.last, kind)))
-    return handle
-
-
-def _entries_of(handle: BinaryIO, path: Path, floor: int, problems: MalformedLines,
-                upto: int | None = None) -> Generator[HistoryEntry, None, int]:
-    """Yield ``path``'s entries above ``floor`` (and at most ``upto``); return the new floor.
-    Closes ``handle``."""
-    top = floor
-    with handle:
-        for entry in LineReader(handle, path, problems).iter_since(floor, upto):
-            top = max(top, entry.cursor)
-            yield entry
-    return top

@@ -21,7 +21,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -366,3 +366,61 @@ def list_segments(directory: Path) -> list[Segment]:
         raise HistoryError(f"{directory}: cannot list ({exc.strerror}); check permissions") from exc
     matches = [m for m in map(_SEGMENT.match, names) if m and 1 <= int(m[2]) <= int(m[3])]
     return sorted(Segment(int(m[2]), int(m[3]), m[1], directory / m[0]) for m in matches)
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """The newest consolidated chunk of a session found in history: its tag and cursors."""
+
+    tag: str
+    cursors: tuple[int, ...]
+
+
+def find_chunk(path: Path, session_key: str) -> ChunkRecord | None:
+    """The newest entry of ``session_key`` in the file at ``path``, if it carries a chunk tag:
+    that tag and the cursors of its run of entries. Reads backwards from the end and stops at
+    the session's newest entry."""
+    handle = open_log(path)
+    if handle is None:
+        return None
+    needle = json.dumps(session_key, ensure_ascii=False).encode("utf-8", "replace")
+    tag, cursors = None, []
+    with handle:
+        for raw in LineReader(handle, path, MalformedLines()).iter_backward():
+            if needle not in raw and tag is None:
+                continue
+            entry = parse_line_bytes(raw)
+            if not isinstance(entry, HistoryEntry):
+                continue
+            if tag is not None:
+                if entry.session_key != session_key or entry.chunk != tag:
+                    break
+                cursors.append(entry.cursor)
+            elif entry.session_key == session_key:
+                if entry.chunk is None:
+                    return None
+                tag, cursors = entry.chunk, [entry.cursor]
+    return ChunkRecord(tag, tuple(sorted(cursors))) if tag is not None else None
+
+
+def open_segment(seg: Segment) -> BinaryIO | None:
+    """A segment opened for reading; a segment renamed meanwhile (overflow to compacted) is
+    found under its other name."""
+    handle = open_log(seg.path)
+    if handle is None:
+        for kind in ("compacted", "overflow"):
+            if kind != seg.kind:
+                handle = open_log(seg.path.with_name(segment_name(seg.first, seg.last, kind)))
+    return handle
+
+
+def entries_of(handle: BinaryIO, path: Path, floor: int, problems: MalformedLines,
+                upto: int | None = None) -> Generator[HistoryEntry, None, int]:
+    """Yield ``path``'s entries above ``floor`` (and at most ``upto``); return the new floor.
+    Closes ``handle``."""
+    top = floor
+    with handle:
+        for entry in LineReader(handle, path, problems).iter_since(floor, upto):
+            top = max(top, entry.cursor)
+            yield entry
+    return top
