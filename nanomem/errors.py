@@ -7,7 +7,8 @@ Every error knows the exit code the CLI returns for it::
     ├── WorkspaceError (2)     missing or malformed workspace files
     ├── CommandError (2)       bad slash-command or CLI usage
     ├── HistoryError (1)       history.jsonl or cursor files cannot be read or written
-    │   └── LockError (2)      a lock timed out (names the holder's pid) or cannot be opened
+    │   ├── LockError (2)      a lock timed out (names the holder's pid) or cannot be opened
+    │   └── StoreFileError (2) a history or cursor file is unusable (loop, permissions, full disk)
     ├── ProviderError (1)      the model endpoint failed (network, HTTP status, bad reply)
     ├── GitStoreError (1)      the memory repository cannot be read or written
     │   └── ShaError (2)       a sha given by a person: unknown, ambiguous or the wrong kind
@@ -57,6 +58,13 @@ class HistoryError(NanomemError):
 
 class LockError(HistoryError):
     """A lock file timed out (the message names the holder's pid) or cannot be opened."""
+
+    exit_code = 2
+
+
+class StoreFileError(HistoryError):
+    """A history or cursor file cannot be used as it is (a symlink loop, a directory, no
+    permission, an immutable file, a full disk); the message names the file and the fix."""
 
     exit_code = 2
 

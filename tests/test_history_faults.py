@@ -14,7 +14,7 @@ import pytest
 from nanomem.config import Config
 from nanomem.consolidate.run import consolidate
 from nanomem.engines.offline.engine import OfflineEngine
-from nanomem.errors import HistoryError, LockError
+from nanomem.errors import HistoryError, LockError, StoreFileError
 from nanomem.store.fsutil import FileLock
 from nanomem.store.history import History
 from nanomem.store.sessions import Session, load_session, save_session
@@ -285,3 +285,44 @@ def test_a_huge_cursor_file_or_segment_name_does_not_inflate_the_next_cursor(
         assert history.append("next") == 6
     assert "ignored as corrupt" in caplog.text and "is named up to cursor" in caplog.text
     assert [e.cursor for e in history.iter_entries()] == [1, 2, 3, 4, 5, 6]
+
+
+# item 15: store files that cannot be used ------------------------------------------------------
+
+
+def test_a_history_symlink_loop_is_a_one_line_exit_2_error(workspace: Path) -> None:
+    path = workspace / "memory" / "history.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    path.symlink_to(path)
+    history = make_history(workspace)
+    for action in (lambda: history.append("x"), lambda: history.read_since(0), history.pending_count):
+        with pytest.raises(StoreFileError, match=r"history\.jsonl: .*symlink loop; replace the link") as info:
+            action()
+        assert info.value.exit_code == 2
+
+
+@pytest.mark.slow
+def test_kill_9_during_appends_leaves_a_readable_history(workspace: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = ("import sys\nfrom nanomem.store.history import History\n"
+              "from nanomem.store.workspace import Workspace\n"
+              "h = History(Workspace(sys.argv[1]))\nprint('go', flush=True)\n"
+              "while True:\n    h.append_many(['x' * 5000, 'y' * 7000])\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(workspace)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline() == b"go\n"
+    path = workspace / "memory" / "history.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not path.exists() or path.stat().st_size < 200_000):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    proc.stdout.close()
+    history = make_history(workspace)
+    cursors = [e.cursor for e in history.read_since(0)]
+    assert len(cursors) >= 20 and cursors == list(range(1, len(cursors) + 1))
+    assert history.append("after the kill") == cursors[-1] + 1
+    assert [e.cursor for e in history.read_since(cursors[-1])] == [cursors[-1] + 1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -167,3 +168,40 @@ def test_tool_spans_pairs_each_result_with_its_call() -> None:
         {"role": "tool", "tool_call_id": "zz", "content": "orphan"},
     ]
     assert tool_spans(messages) == [(1, 2), (1, 3)]
+
+
+# bad inputs (issue 11 item 15): one line naming the file and the fix, never a traceback -------
+
+
+@pytest.mark.parametrize("content, said", [("42", "a number"), ("true", "a boolean"),
+                                           ('{"a": 1}', "an object")])
+def test_load_session_rejects_content_that_is_not_text(tmp_path: Path, content: str, said: str) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"role": "user", "content": ' + content + "}\n")
+    with pytest.raises(WorkspaceError, match=rf"s\.jsonl line 1: message content is {said}; make it a string") as info:
+        load_session(path)
+    assert info.value.exit_code == 2
+
+
+def test_load_session_rejects_json_nested_100k_deep_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"role": "user", "content": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(WorkspaceError, match=r"s\.jsonl line 1: JSON nested too deeply"):
+        load_session(path)
+
+
+def test_a_lone_surrogate_in_a_session_survives_a_save(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"role": "user", "content": "bad \\ud800 here"}\n')
+    session = load_session(path)
+    save_session(path, replace(session, last_consolidated=1))
+    path.read_bytes().decode("utf-8")  # still valid UTF-8
+    again = load_session(path)
+    assert again.messages[0]["content"] == "bad \ud800 here" and again.last_consolidated == 1
+
+
+def test_load_session_names_a_symlink_loop_and_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.symlink_to(path)
+    with pytest.raises(WorkspaceError, match=r"s\.jsonl: cannot read session file .*symlink loop"):
+        load_session(path)

@@ -15,7 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from nanomem.errors import HistoryError
+from nanomem.errors import StoreFileError
 from nanomem.store.fsutil import atomic_write, os_error_fix
 
 
@@ -31,11 +31,11 @@ def read_cursor_file(path: Path) -> tuple[int | None, str]:
 
 
 def write_cursor_file(path: Path, cursor: int) -> None:
-    """Replace a cursor file atomically; a failure is a :class:`HistoryError` naming the fix."""
+    """Replace a cursor file atomically; a failure is a :class:`StoreFileError` naming the fix."""
     try:
         atomic_write(path, f"{cursor}\n")
     except OSError as exc:
-        raise HistoryError(f"{path}: cannot write cursor ({exc.strerror}); "
+        raise StoreFileError(f"{path}: cannot write cursor ({exc.strerror}); "
                            f"{os_error_fix(exc)}") from exc
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from nanomem.config import Config
-from nanomem.errors import HistoryError
+from nanomem.errors import HistoryError, StoreFileError
 from nanomem.store import compaction
 from nanomem.store.cursorfiles import read_cursor_file, write_cursor_file, write_cursor_hint
 from nanomem.store.historyorder import iter_in_order, rewrite_in_order, sample_order
@@ -155,7 +155,7 @@ class History:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise HistoryError(f"{path}: cannot open for append ({exc.strerror}); "
+            raise StoreFileError(f"{path}: cannot open for append ({exc.strerror}); "
                                f"{os_error_fix(exc)}") from exc
         try:
             size = os.fstat(fd).st_size
@@ -178,10 +178,10 @@ class History:
         try:
             os.ftruncate(fd, size)
         except OSError as again:
-            raise HistoryError(
+            raise StoreFileError(
                 f"{self.path}: append failed ({exc.strerror}) and so did cutting back the partial "
                 f"line ({again.strerror}); readers skip the torn line; {os_error_fix(exc)}") from exc
-        raise HistoryError(f"{self.path}: append failed ({exc.strerror}); nothing was written; "
+        raise StoreFileError(f"{self.path}: append failed ({exc.strerror}); nothing was written; "
                            f"{os_error_fix(exc)}") from exc
 
     def _write_cursor_hint(self, cursor: int) -> None:

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from nanomem.errors import HistoryError
+from nanomem.errors import StoreFileError
+from nanomem.store.fsutil import os_error_fix
 
 logger = logging.getLogger(__name__)
 
@@ -306,7 +307,7 @@ def open_log(path: Path) -> BinaryIO | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise HistoryError(f"{path}: cannot read ({exc.strerror}); check permissions") from exc
+        raise StoreFileError(f"{path}: cannot read ({exc.strerror}); {os_error_fix(exc)}") from exc
 
 
 
@@ -363,7 +364,7 @@ def list_segments(directory: Path) -> list[Segment]:
     except FileNotFoundError:
         return []
     except OSError as exc:
-        raise HistoryError(f"{directory}: cannot list ({exc.strerror}); check permissions") from exc
+        raise StoreFileError(f"{directory}: cannot list ({exc.strerror}); {os_error_fix(exc)}") from exc
     matches = [m for m in map(_SEGMENT.match, names) if m and 1 <= int(m[2]) <= int(m[3])]
     return sorted(Segment(int(m[2]), int(m[3]), m[1], directory / m[0]) for m in matches)
 

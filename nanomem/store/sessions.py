@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from nanomem.errors import WorkspaceError
-from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.store.fsutil import FileLock, atomic_write, os_error_fix
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,11 @@ def parse_session(text: str, *, source: str, default_key: str) -> Session:
             continue
         try:
             obj = json.loads(line)
+        except RecursionError as exc:
+            raise WorkspaceError(
+                f"{source} line {number}: JSON nested too deeply to read; "
+                "repair or remove the line"
+            ) from exc
         except json.JSONDecodeError as exc:
             if number == len(lines) and not trailing_newline:
                 log.warning(
@@ -132,8 +137,17 @@ def parse_session(text: str, *, source: str, default_key: str) -> Session:
                 f"{source} line {number}: message has no 'role'; "
                 "add one (user, assistant, tool, system) or remove the line"
             )
+        content = obj.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise WorkspaceError(
+                f"{source} line {number}: message content is {_KIND_NAMES.get(type(content), 'not text')}; "
+                "make it a string (or a list of parts, or null)"
+            )
         messages.append(obj)
     return _build(meta or {}, messages, source=source, default_key=default_key)
+
+
+_KIND_NAMES = {int: "a number", float: "a number", bool: "a boolean", dict: "an object"}
 
 
 def _build(
@@ -171,9 +185,21 @@ def render_session(session: Session) -> str:
         "updated_at": session.updated_at,
         **session.metadata,
     }
-    lines = [json.dumps(meta, ensure_ascii=False)]
-    lines.extend(json.dumps(m, ensure_ascii=False) for m in session.messages)
+    lines = [_render_line(meta)]
+    lines.extend(_render_line(m) for m in session.messages)
     return "\n".join(lines) + "\n"
+
+
+def _render_line(obj: Mapping[str, Any]) -> str:
+    """One JSON line as nanobot writes it; text with a lone surrogate (which UTF-8 cannot
+    encode) is written with ``\\uXXXX`` escapes instead, so the file stays valid and loses
+    nothing."""
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True)
+    return text
 
 
 def load_session(path: Path) -> Session:
@@ -187,7 +213,9 @@ def load_session(path: Path) -> Session:
     except FileNotFoundError as exc:
         raise WorkspaceError(f"{path}: session file not found; check the path") from exc
     except OSError as exc:
-        raise WorkspaceError(f"{path}: cannot read session file ({exc.strerror})") from exc
+        raise WorkspaceError(
+            f"{path}: cannot read session file ({exc.strerror}); {os_error_fix(exc)}"
+        ) from exc
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
