@@ -381,3 +381,21 @@ def test_memory_dreams_twice_with_one_connection_each(workspace: Path) -> None:
                 assert mem.dream().status == "committed"  # each its own asyncio.run
     assert len(fake.requests) == 4 and fake.connections == 2
     fake.assert_all_consumed()
+
+
+def test_vllm_refusing_auto_tool_choice_is_noted_with_its_flags(workspace: Path) -> None:
+    from nanomem.engines.chat import ChatRequest
+    from nanomem.engines.quirks import ADVICE
+
+    fake = FakeLLM(mode="vllm-noauto")
+    fake.enqueue_tool_calls([finish()])
+    with provider("mock", fake, workspace) as engine:
+        request = ChatRequest(messages=({"role": "user", "content": "x"},),
+                              tools=({"type": "function", "function": {"name": "finish"}},),
+                              tool_choice="auto")
+        reply = asyncio.run(engine.complete(request))
+    assert [c.name for c in reply.tool_calls] == ["finish"]
+    assert [b.get("tool_choice", "<omitted>") for b in fake.requests] == ["auto", "<omitted>"]
+    quirks = notes_of(workspace, engine.base_url)["quirks"]
+    assert "enable-auto-tool-choice" in quirks["vllm_needs_auto_tool_choice"]
+    assert "--enable-auto-tool-choice" in ADVICE["vllm_needs_auto_tool_choice"]
