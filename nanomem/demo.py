@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config
 from nanomem.memory import Memory
+from nanomem.store.memfiles import read_memory_files
 from nanomem.store.sessions import append_messages, load_session
 from nanomem.store.workspace import init_workspace
 
@@ -73,7 +74,7 @@ def _check(condition: bool, expectation: str) -> str:
 
 
 def _snapshot(mem: Memory) -> dict[str, bytes]:
-    return {rel: p.read_bytes() for rel, p in mem.workspace.memory_paths().items() if p.is_file()}
+    return read_memory_files(mem.workspace)
 
 
 def _indent(text: str, limit: int = 14) -> str:

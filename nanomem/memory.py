@@ -42,12 +42,12 @@ from nanomem.consolidate.facts import parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import render_context
 from nanomem.dream.run import builtin_instructions, run_dream
-from nanomem.errors import ConfigError, DreamError, GitStoreError, WorkspaceError
-from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.errors import ConfigError, DreamError, GitStoreError, ShaError, WorkspaceError
+from nanomem.store.fsutil import atomic_write
 from nanomem.versions.commits import RestoreResult
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.store.history import History
-from nanomem.store.memfiles import read_memory_files, redact_memory_files
+from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
 from nanomem.engines.notes import read_provider_notes
 from nanomem.engines.registry import make_engine
 from nanomem.store.workspace import MEMORY_FILES, Workspace
@@ -195,6 +195,8 @@ class Memory:
         """The memory repository (:class:`~nanomem.versions.gitstore.GitStore`), created if missing."""
         with self._parts_lock:
             if self._store is None:
+                if not self.has_repository():  # the init: commit versions the files as they are
+                    redact_memory_files(self.workspace)
                 self._store = GitStore.open(self.workspace, self.config, clock=self.clock)
             return self._store
 
@@ -206,24 +208,6 @@ class Memory:
         if not self.has_repository():
             return None
         return self.store.last_dream_cursor()
-
-    def _reconcile_dream_cursor(self) -> None:
-        """Move the dream cursor up to the ``Dream-Cursor:`` trailer of the newest ``dream:``
-        commit when it lags behind it: a Dream killed between its commit and its cursor write
-        must not make the next run redo (and re-apply) a batch that is already committed.
-        The cursor is never moved down (restore does not rewind it; replay is explicit)."""
-        if not self.has_repository():
-            return
-        committed = self.store.last_dream_cursor()
-        if committed is None:
-            return
-        current = self.history.read_dream_cursor()
-        if committed > current:
-            log.warning(
-                "dream cursor %d lags behind the committed Dream (Dream-Cursor: %d); a previous "
-                "run stopped before advancing it; moving it to %d", current, committed, committed,
-            )
-            self.history.write_dream_cursor(committed)
 
     def close(self) -> None:
         """Release the repository handle."""
@@ -357,10 +341,6 @@ class Memory:
         >>> Memory("ws").dream().status  # doctest: +SKIP
         'committed'
         """
-        if not dry_run:
-            self._reconcile_dream_cursor()
-            # a credential typed into a memory file is redacted before Dream reads the files
-            redact_memory_files(self.workspace, read_memory_files(self.workspace))
         return await run_dream(
             self.workspace,
             config=self.config,
@@ -407,14 +387,38 @@ class Memory:
     def log(self, sha: str | None = None) -> Any:
         """The commit ``sha`` (any unique prefix of 4+ hex digits), or the latest ``dream:``
         commit when ``sha`` is None (None before the first Dream). Raises ``ShaError``.
+        Reading never writes: without a memory repository nothing is created.
         """
+        if not self.has_repository():
+            if sha is None:
+                return None
+            raise _no_repository_sha(sha)
         if sha is None:
             return self.store.latest("dream")
         return self.store.show(sha)
 
     def versions(self, limit: int = 10) -> list[Any]:
-        """The newest ``limit`` commits of the memory repository, newest first."""
+        """The newest ``limit`` commits of the memory repository, newest first (``[]`` when
+        there is no repository yet; none is created)."""
+        if not self.has_repository():
+            return []
         return self.store.log(limit)
+
+    def commit_hand_edits(self) -> Any:
+        """Commit hand edits of the memory files as ``manual:`` (credentials redacted first);
+        the ``CommitInfo``, or None when the files are clean. Raises ``DreamError`` while a
+        Dream or a restore holds the memory files (retry when it ends)."""
+        lock = try_lock_memory(self.workspace)
+        if lock is None:
+            raise DreamError(
+                "a Dream or a restore is writing the memory files; commit the hand edits when "
+                "it has finished"
+            )
+        try:
+            redact_memory_files(self.workspace)
+            return self.store.commit_manual_if_dirty()
+        finally:
+            lock.release()
 
     def restore(self, sha: str | None = None) -> Any:
         """Restore the memory files to their state just before commit ``sha`` and record a
@@ -424,8 +428,12 @@ class Memory:
         Status ``nothing_to_do`` when ``sha`` is None and no Dream was committed yet. Raises
         ``DreamError`` while a Dream runs, ``ShaError`` for an unknown sha.
         """
-        lock = FileLock(self.workspace.dream_lock)
-        if not lock.acquire(blocking=False):
+        if not self.has_repository():  # nothing was ever versioned: nothing to restore
+            if sha is None:
+                return RestoreResult("nothing_to_do", None, ())
+            raise _no_repository_sha(sha)
+        lock = try_lock_memory(self.workspace)
+        if lock is None:
             raise DreamError(
                 "a Dream is running in this workspace; restore when it has finished "
                 "(`/memory` shows its result)"
@@ -436,17 +444,22 @@ class Memory:
                 if latest is None:
                     return RestoreResult("nothing_to_do", None, ())
                 sha = latest.sha
+            redact_memory_files(self.workspace)  # hand edits are committed first, redacted
             return self.store.restore(sha)
         finally:
             lock.release()
 
     def read_files(self) -> dict[str, str]:
-        """Text of each existing memory file, keyed by relative path, in prompt order."""
-        files = {}
-        for rel, path in self.workspace.memory_paths().items():
-            if path.is_file():
-                files[rel] = path.read_bytes().decode("utf-8", errors="replace")
-        return files
+        """Text of each existing memory file, keyed by relative path, in prompt order.
+
+        A memory file that is a symlink the policy refuses (outside the workspace, or to one of
+        nanomem's own files) is left out, with a warning: its content never reaches a prompt.
+        """
+        refused: dict[str, str] = {}
+        files = read_memory_files(self.workspace, refused=refused)
+        for reason in refused.values():
+            log.warning("%s; it is left out of the memory block", reason)
+        return {rel: data.decode("utf-8", errors="replace") for rel, data in files.items()}
 
     def context(self, budget_tokens: int) -> str:
         """The memory block for a system prompt, at most ``budget_tokens`` tokens.
@@ -491,10 +504,14 @@ class Memory:
         versioned (the next Dream, restore or ``watch`` commits them as ``manual:``). The API
         key is never included.
         """
-        files = {}
-        for rel, path in self.workspace.memory_paths().items():
-            chars = len(path.read_bytes().decode("utf-8", "replace")) if path.is_file() else 0
-            files[rel] = {"chars": chars, "cap": self.config.cap_for(rel), "exists": path.is_file()}
+        refused: dict[str, str] = {}
+        data = read_memory_files(self.workspace, refused=refused)
+        files: dict[str, dict[str, Any]] = {}
+        for rel in MEMORY_FILES:
+            chars = len(data[rel].decode("utf-8", "replace")) if rel in data else 0
+            files[rel] = {"chars": chars, "cap": self.config.cap_for(rel), "exists": rel in data}
+            if rel in refused:
+                files[rel]["refused"] = refused[rel]
         git_dir = head = last = None
         uncommitted: list[str] = []
         if self.has_repository():
@@ -558,3 +575,10 @@ class Memory:
         from nanomem import commands  # the face; the facade itself renders nothing
 
         return commands.handle_command(self, text, background=background, on_done=on_done)
+
+
+def _no_repository_sha(sha: str) -> ShaError:
+    return ShaError(
+        f"unknown sha {sha!r}: this workspace has no memory repository yet; it is created by "
+        "`nanomem init` or the first Dream"
+    )

@@ -32,7 +32,7 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from nanomem.store.fsutil import FileLock
+from nanomem.errors import DreamError
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
 log = logging.getLogger(__name__)
@@ -197,15 +197,12 @@ class Watcher:
 
     def _commit_hand_edits(self, now: float) -> bool:
         """Commit hand edits unless a Dream (maybe another process) is mid-write: then retry."""
-        lock = FileLock(self.memory.workspace.dream_lock)
-        if not lock.acquire(blocking=False):
+        try:
+            info = self.memory.commit_hand_edits()
+        except DreamError:  # a Dream or a restore (maybe another process) is writing the files
             with self._lock:
                 self.scheduler.note("memory", now)  # try again after the debounce
             return False
-        try:
-            info = self.memory.store.commit_manual_if_dirty()
-        finally:
-            lock.release()
         if info is not None:
             log.info("committed hand edits as %s (%s)", info.sha[:7], info.subject)
         return info is not None

@@ -7,7 +7,11 @@
 
 The sequence:
 
-1. take ``memory/.dream.lock`` without waiting (held: ``already_running``, nothing changed);
+1. take the memory files' writer lock without waiting (:func:`nanomem.store.memfiles.try_lock_memory`;
+   held: ``already_running``, nothing changed); unless this is a dry run, move the dream cursor
+   up to the ``Dream-Cursor:`` trailer of the newest ``dream:`` commit when it lags behind it,
+   and redact credentials typed into the memory files on disk
+   (:func:`nanomem.store.memfiles.redact_memory_files`);
 2. read the entries after the dream cursor and cut them into batches (:mod:`nanomem.dream.prompt`);
 3. for each batch, run the tool loop against ONE staged copy shared by the whole run: every call
    goes through :func:`nanomem.dream.tools.execute_tool_call` (jsonschema, then the gates); a batch
@@ -39,7 +43,8 @@ from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
 from nanomem.errors import GitStoreError, HistoryError, ProviderError, ShaError
-from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
+from nanomem.store.memfiles import write_memory_files
 from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
@@ -129,8 +134,8 @@ async def run_dream(
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     run = _Run(ws, config, history, store, engine, dry_run, clock, progress)
     replay = _replay_span(store, replay_sha) if replay_sha else None
-    lock = FileLock(ws.dream_lock)
-    if not lock.acquire(blocking=False):
+    lock = try_lock_memory(ws)
+    if lock is None:
         cursor = history.read_dream_cursor()
         run.say("another Dream is running; nothing changed")
         return DreamResult(
@@ -138,10 +143,37 @@ async def run_dream(
             reason=f"another Dream run holds {ws.dream_lock}; try again when it ends",
         )
     try:
+        if not dry_run:
+            reconcile_dream_cursor(history, store)
+            redact_memory_files(ws)  # a credential typed into a file never reaches the model
         async with engine_session(engine):  # one connection for every request of the run
             return await run.execute(replay)
     finally:
         lock.release()
+
+
+def reconcile_dream_cursor(history: Any, store: Any) -> None:
+    """Move the dream cursor up to the ``Dream-Cursor:`` trailer of the newest ``dream:``
+    commit when it lags behind it: a Dream killed between its commit and its cursor write
+    must not make the next run redo (and re-apply) a batch that is already committed.
+    The cursor is never moved down (restore does not rewind it; replay is explicit), nor
+    above the write cursor: a trailer beyond every entry of history would hide new entries."""
+    committed = store.last_dream_cursor()
+    if committed is None:
+        return
+    current = history.read_dream_cursor()
+    if committed > history.last_cursor():
+        log.warning(
+            "the newest dream: commit says Dream-Cursor: %d, above every cursor in history "
+            "(%d); the dream cursor stays at %d", committed, history.last_cursor(), current,
+        )
+        return
+    if committed > current:
+        log.warning(
+            "dream cursor %d lags behind the committed Dream (Dream-Cursor: %d); a previous "
+            "run stopped before advancing it; moving it to %d", current, committed, committed,
+        )
+        history.write_dream_cursor(committed)
 
 
 @dataclass(frozen=True)
@@ -273,13 +305,9 @@ class _Run:
                             max_tokens=cfg.dream_batch_tokens, max_batches=max_batches)
 
     def _read_files(self) -> tuple[dict[str, str], dict[str, bool]]:
-        originals: dict[str, str] = {}
-        existed: dict[str, bool] = {}
-        for rel in MEMORY_FILES:
-            path = self.ws.path(rel)
-            existed[rel] = path.is_file()
-            originals[rel] = audit.decode(path.read_bytes()) if existed[rel] else ""
-        return originals, existed
+        files = read_memory_files(self.ws)  # the one reader: refuses a link the policy refuses
+        originals = {rel: audit.decode(files[rel]) if rel in files else "" for rel in MEMORY_FILES}
+        return originals, {rel: rel in files for rel in MEMORY_FILES}
 
     def _cursor_after(self) -> int:
         replay, before = self.replay, self.before
@@ -352,15 +380,11 @@ class _Run:
 
     def _write(self, texts: Mapping[str, str], changes: Mapping[str, Any], *,
                existed: Mapping[str, bool] | None = None) -> None:
-        """Write the changed files atomically (through links that stay inside the workspace).
+        """Write the changed files atomically through the one writer (allowed links only).
         With ``existed``, put back the originals: a file that did not exist is removed again."""
-        for rel in changes:
-            path = self.ws.path(rel)
-            target = path.resolve() if path.is_symlink() else path
-            if existed is not None and not existed.get(rel, True):
-                target.unlink(missing_ok=True)
-            else:
-                atomic_write(target, audit.encode(texts[rel]))
+        wanted = {rel: audit.encode(texts[rel]) for rel in changes
+                  if existed is None or existed.get(rel, True)}
+        write_memory_files(self.ws, wanted, list(changes))
 
     def _result(self, status: str, after: int, **extra: Any) -> DreamResult:
         notes = [n.strip() for n in self.tally.notes if n.strip()]

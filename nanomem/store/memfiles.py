@@ -1,66 +1,128 @@
-"""Reading and writing the memory files as bytes, with the symlink policy of DESIGN §5.
+"""The one reader and writer of the memory files, with the one symlink policy (DESIGN §5).
 
-A memory file that is a symlink is versioned by its **content** when the link leads inside the
-workspace, and refused with a :class:`~nanomem.errors.GitStoreError` when it leads outside.
-Nothing here ever writes a link's path into a file: writes go through an inside link to its
-target (the link stays a link), atomically, and every link is checked before anything is
-written::
+Every part of nanomem that reads or writes ``SOUL.md``, ``USER.md`` or ``memory/MEMORY.md``
+comes here: the prompt block (``Memory.context``), Dream (dry run and real), restore and the
+``manual:`` commits. A memory file that is a symlink is read and versioned by its **content**
+when the link resolves inside the workspace and not to one of nanomem's own files
+(:func:`nanomem.vocab.check_link_target`: history, cursors, audit, sessions, archive, index,
+``.git``, ``.nanomem.git``, ``nanomem.toml``, ``prompts/``); any other link is refused with a
+:class:`~nanomem.errors.GitStoreError` that says what to do, and nothing is ever read or
+written through it. Writes go through an allowed link to its target (the link stays a link),
+atomically, and every link is checked before anything is written::
 
     files = read_memory_files(ws)             # {"SOUL.md": b"...", "USER.md": b"...", ...}
     write_memory_files(ws, files, ["USER.md"])
+
+Credentials a person typed into a memory file are redacted on disk here, once, before the
+files are versioned or shown to a model (:func:`redact_memory_files`), and the memory files'
+single writer lock (``memory/.dream.lock``: Dream, restore and ``manual:`` commits) is taken
+here (:func:`try_lock_memory`).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import logging
-
 from nanomem.errors import GitStoreError
-from nanomem.store.fsutil import atomic_write
+from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.store.workspace import Workspace
 from nanomem.text.redact import find_secrets, redact
-from nanomem.store.workspace import MEMORY_FILES, Workspace
+from nanomem.vocab import MEMORY_FILES, check_link_target
 
 log = logging.getLogger(__name__)
 
 
-def read_memory_files(workspace: Workspace) -> dict[str, bytes]:
+def try_lock_memory(workspace: Workspace) -> FileLock | None:
+    """Take the memory files' writer lock without waiting; the held lock, or None when another
+    writer (a Dream, a restore, a ``manual:`` commit, maybe in another process) holds it.
+
+    >>> import tempfile
+    >>> ws = Workspace(Path(tempfile.mkdtemp())); ws.memory_dir.mkdir()
+    >>> lock = try_lock_memory(ws); lock is not None
+    True
+    >>> lock.release()
+    """
+    lock = FileLock(workspace.dream_lock)
+    return lock if lock.acquire(blocking=False) else None
+
+
+def memory_file_path(workspace: Workspace, rel: str) -> Path:
+    """Where the bytes of memory file ``rel`` live: the file itself, or the target of an
+    allowed link. Raises :class:`GitStoreError` for a link the policy refuses."""
+    path = workspace.path(rel)
+    if not path.is_symlink() and not path.parent.is_symlink():
+        return path  # the common case: a plain file (or none) in a plain folder
+    try:
+        real = Path(os.path.realpath(path, strict=False))
+    except (OSError, RuntimeError) as exc:  # a link loop
+        raise GitStoreError(
+            f"{rel}: is a symlink that cannot be followed ({exc}); replace it with a file"
+        ) from exc
+    where = check_link_target(str(real), os.path.realpath(workspace.root))
+    if where is not None:
+        raise GitStoreError(
+            f"{rel}: is a symlink that leads {where}; nanomem neither reads, versions nor "
+            "writes through it. Replace the link with a copy of the file"
+        )
+    return real
+
+
+def read_memory_files(
+    workspace: Workspace, *, refused: dict[str, str] | None = None
+) -> dict[str, bytes]:
     """Bytes of each existing memory file, keyed by relative path, in ``MEMORY_FILES`` order.
+
+    A file the symlink policy refuses raises :class:`GitStoreError`; with ``refused`` (a
+    dict to fill) it is left out instead and its reason recorded there, so that a reader such
+    as the prompt block can go on without it.
 
     >>> read_memory_files(Workspace(Path("/nonexistent")))
     {}
     """
-    root = workspace.root.resolve()
     files: dict[str, bytes] = {}
     for rel in MEMORY_FILES:
-        path = workspace.path(rel)
-        if not path.exists() and not path.is_symlink():
+        try:
+            data = _read_one(workspace, rel)
+        except GitStoreError as exc:
+            if refused is None:
+                raise
+            refused[rel] = str(exc)
             continue
-        real = resolve_inside(rel, path, root)
-        if not real.exists():
-            raise GitStoreError(
-                f"{rel}: is a symlink to {real}, which does not exist; "
-                "restore the target or replace the link with a file"
-            )
-        if not real.is_file():
-            raise GitStoreError(
-                f"{rel}: is not a regular file; replace it with a markdown file"
-            )
-        files[rel] = real.read_bytes()
+        if data is not None:
+            files[rel] = data
     return files
 
 
-def redact_memory_files(workspace: Workspace, files: Mapping[str, bytes]) -> dict[str, bytes]:
-    """Redact secrets a person typed into a memory file, on disk, before they reach git.
+def _read_one(workspace: Workspace, rel: str) -> bytes | None:
+    path = workspace.path(rel)
+    if not path.exists() and not path.is_symlink():
+        return None
+    real = memory_file_path(workspace, rel)
+    if not real.exists():
+        raise GitStoreError(
+            f"{rel}: is a symlink to {real}, which does not exist; "
+            "restore the target or replace the link with a file"
+        )
+    if not real.is_file():
+        raise GitStoreError(f"{rel}: is not a regular file; replace it with a markdown file")
+    return real.read_bytes()
 
-    Returns ``files`` with each affected file's redacted bytes; those files are rewritten
-    atomically (through inside links) and a warning names the file, the lines and the kinds.
-    Non-UTF-8 bytes elsewhere in the file are kept as they were.
 
-    >>> redact_memory_files(Workspace(Path("/nonexistent")), {"USER.md": b"- likes tea"})
-    {'USER.md': b'- likes tea'}
+def redact_memory_files(workspace: Workspace) -> dict[str, bytes]:
+    """Read the memory files and redact the secrets a person typed into them, on disk: the one
+    place this happens, before the files are versioned or shown to a model.
+
+    Returns the files' bytes after redaction; each affected file is rewritten atomically
+    (through allowed links) and a warning names the file, the lines and the kinds. Non-UTF-8
+    bytes elsewhere in the file are kept as they were.
+
+    >>> redact_memory_files(Workspace(Path("/nonexistent")))
+    {}
     """
+    files = read_memory_files(workspace)
     out = dict(files)
     changed = []
     for rel, data in files.items():
@@ -85,25 +147,11 @@ def redact_memory_files(workspace: Workspace, files: Mapping[str, bytes]) -> dic
 def write_memory_files(
     workspace: Workspace, wanted: Mapping[str, bytes], changed: Iterable[str]
 ) -> None:
-    """Give each file in ``changed`` the bytes in ``wanted``, or remove it when absent there."""
-    root = workspace.root.resolve()
-    targets: dict[str, Path] = {}
-    for rel in changed:  # check every link before writing anything
-        path = workspace.path(rel)
-        targets[rel] = resolve_inside(rel, path, root) if path.is_symlink() else path
+    """Give each file in ``changed`` the bytes in ``wanted``, or remove it when absent there.
+    Every link is checked against the policy before anything is written."""
+    targets = {rel: memory_file_path(workspace, rel) for rel in changed}
     for rel, target in targets.items():
         if rel in wanted:
             atomic_write(target, wanted[rel])
         else:
             workspace.path(rel).unlink(missing_ok=True)
-
-
-def resolve_inside(rel: str, path: Path, root: Path) -> Path:
-    """The real path of ``path``; raises when it lies outside the (resolved) workspace root."""
-    real = path.resolve()
-    if real != root and root not in real.parents:
-        raise GitStoreError(
-            f"{rel}: is a symlink to {real}, outside the workspace {root}; nanomem "
-            "versions only files inside it. Replace the link with a copy of the file"
-        )
-    return real

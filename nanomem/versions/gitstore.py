@@ -58,7 +58,7 @@ from nanomem.versions.commits import (
 from nanomem.errors import GitStoreError, ShaError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.location import SEPARATE_GIT_DIR, merge_whitelist
-from nanomem.store.memfiles import read_memory_files, redact_memory_files, write_memory_files
+from nanomem.store.memfiles import read_memory_files, write_memory_files
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
 __all__ = [
@@ -286,11 +286,12 @@ class GitStore:
         """Commit the memory files as they are on disk; None when nothing changed since HEAD.
 
         ``trailers`` become a git trailer block, e.g. ``{"Dream-Cursor": 42, "Batch": "30-42"}``.
+        The git layer never rewrites a working-tree file: credentials typed into a memory file
+        are redacted before versioning by :func:`nanomem.store.memfiles.redact_memory_files`.
         """
         message = render_message(subject, body, trailers)
         with self._lock:
-            files = redact_memory_files(self.workspace, read_memory_files(self.workspace))
-            sha = self._commit_files(files, message)
+            sha = self._commit_files(read_memory_files(self.workspace), message)
         return None if sha is None else self.show(sha)
 
     @_translated
