@@ -178,6 +178,14 @@ def _silence_stdout(out: TextIO) -> None:
             pass
 
 
+class _TerminalFormatter(logging.Formatter):
+    """Log lines for the terminal: a record may quote a model or a server, so every control
+    character but newline and tab is escaped (``nanomem.text.sanitize``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return sanitize_terminal(super().format(record))
+
+
 @contextlib.contextmanager
 def _cli_logging(args: argparse.Namespace, err: TextIO) -> Iterator[None]:
     """Send nanomem's log records to ``err`` for the duration of one command, then undo it."""
@@ -187,7 +195,7 @@ def _cli_logging(args: argparse.Namespace, err: TextIO) -> Iterator[None]:
     logger = logging.getLogger("nanomem")
     handler = logging.StreamHandler(err)
     handler.setLevel(level)
-    handler.setFormatter(logging.Formatter("nanomem: %(levelname)s %(message)s"))
+    handler.setFormatter(_TerminalFormatter("nanomem: %(levelname)s %(message)s"))
     old_level = logger.level
     logger.addHandler(handler)
     if logger.getEffectiveLevel() > level:

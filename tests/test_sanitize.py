@@ -54,3 +54,36 @@ def test_render_body_keeps_each_refusal_on_one_line_without_controls() -> None:
     assert len(refused.splitlines()) == 1
     assert "\x00" not in body and "\x1b" not in body
     assert not any(line.startswith(("Dream-Cursor:", "Batch:")) for line in body.splitlines())
+
+
+def test_refusal_reasons_are_redacted_in_the_commit_body_and_the_audit() -> None:
+    from datetime import datetime
+
+    from nanomem.dream.audit import render_audit_lines
+
+    key = "sk_live_51H8xYzQ4vLp9Tr2Wm7Kc3Nb6"
+    refusal = Refusal("edit_file", "USER.md", f"traceability: '{key}' is unknown\x1b[2J",
+                      arguments={"new_text": f"- key {key}"})
+    body = render_body(span="1-2", batches=1, changes={}, accepted=0, refusals=[refusal], diff="")
+    audit = render_audit_lines([refusal], time=datetime(2026, 12, 1), outcome="committed")
+    for text in (body, audit):
+        assert key not in text and "[REDACTED:stripe-key]" in text
+    assert "\x1b" not in body
+
+
+def test_cli_log_lines_escape_controls_a_server_sent() -> None:
+    import io
+    import logging
+
+    from nanomem.cli import _TerminalFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(_TerminalFormatter("%(message)s"))
+    logger = logging.getLogger("nanomem.test_sanitize")
+    logger.addHandler(handler)
+    try:
+        logger.warning("HTTP 500: %s", "\x1b[2Jgone")
+    finally:
+        logger.removeHandler(handler)
+    assert stream.getvalue() == "HTTP 500: \\x1b[2Jgone\n"
