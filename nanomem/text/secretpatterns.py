@@ -39,9 +39,12 @@ _ASSIGNED_NAMES = (
 # (PGPASSWORD, DB_PASSWORD, GITHUB_TOKEN, STRIPE_SECRET, MY_API_KEY); MAX_TOKENS does not.
 _ENV_NAME = (
     r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*?"
-    r"(?:PASSWORD|PASSWD|PASSPHRASE|PWD|SECRET|SECRET_KEY|TOKEN|API_KEY|APIKEY|ACCESS_KEY"
+    r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|SECRET_KEY|TOKEN|API_KEY|APIKEY|ACCESS_KEY"
     r"|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?)"
 )
+# A bare number after such a name is a count or a limit (MAX_TOKEN=4096), not a credential;
+# an all-digit environment password is the accepted miss.
+_NOT_A_COUNT = r"(?![0-9]+(?![^\s,;]))"
 # The value of an assignment: quoted, or a run without spaces; never an earlier redaction.
 _VALUE = r"(?!\[REDACTED:)(\"[^\"\n]+\"|'[^'\n]+'|[^\s,;\"'<>]{4,})"
 
@@ -133,7 +136,7 @@ _ROWS: tuple[tuple[str, re.Pattern[str], int], ...] = (
         re.compile(r"(?<=://)[^/\s:@]+:(?!\[REDACTED:)([^\s/]{3,})@(?=[^@\s/]+(?:[/?#\s]|$))"),
         1,
     ),
-    ("password", re.compile(_ENV_NAME + r"\s*=\s*" + _VALUE), 1),
+    ("password", re.compile(_ENV_NAME + r"[ \t]*=[ \t]*" + _NOT_A_COUNT + _VALUE), 1),
     (
         "password",
         re.compile(
