@@ -128,3 +128,16 @@ def test_offline_engine_cannot_store_the_two_injections_of_the_issue(workspace: 
     assert result.status == "committed", result.reason
     _assert_refused_and_audited(setup, result, 2)
     assert "allergic to peanuts" in setup.read("USER.md")  # the batch's other facts still land
+
+
+def test_offline_engine_keeps_the_batch_when_one_fact_carries_an_escape_sequence(
+    workspace: Path,
+) -> None:
+    setup = make_setup(workspace)
+    setup.history.append("- [durable] Project Atlas builds print \x1b[31mred\x1b[0m errors.\n"
+                         "- [durable] Project Atlas has a budget of 4500 EUR.")
+    result = setup.dream(OfflineEngine())
+    assert result.status == "committed", result.reason
+    assert "budget of 4500 EUR" in setup.read("memory/MEMORY.md")
+    assert "\x1b" not in "".join(setup.read(rel) for rel in ("SOUL.md", "USER.md", "memory/MEMORY.md"))
+    assert any("control characters" in r.reason for r in result.refused)

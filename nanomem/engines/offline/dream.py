@@ -49,6 +49,7 @@ from nanomem.engines.chat import ChatResponse, ToolCall
 from nanomem.dream.gates.corrections import matches as permanent_correction_matches
 from nanomem.dream.gates.corrections import topics_of
 from nanomem.dream.gates.injection import find_injection
+from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
 from nanomem.engines.offline.slots import (
     attributes_of,
@@ -223,9 +224,9 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         touched.add(line.strip())
         counts["expired"] += 1
     for rel, lines in planned.items():
-        # a line the injection gate will refuse goes in a call of its own, so the refusal
-        # (audited) takes only that line and the batch's other facts still land
-        screened = [line for line in lines if find_injection(line) is not None]
+        # a line the injection or control-character gate will refuse goes in a call of its
+        # own, so the refusal (audited) takes only that line and the batch's other facts land
+        screened = [line for line in lines if find_injection(line) is not None or find_controls(line)]
         for line in screened:
             edits.append(_append_call(rel, files.get(rel, ""), [line], touched))
         clean = [line for line in lines if line not in screened]
