@@ -6,6 +6,8 @@ import asyncio
 import doctest
 import importlib
 import json
+import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from benchmarks.recall.data import (
     DataError,
     check_conversation,
     load_conversations,
+    normalise,
     parse_conversation,
     read_conversation,
 )
@@ -60,16 +63,57 @@ def tiny(**changes: object) -> dict:
     return obj
 
 
-def test_recall_data_has_both_splits_and_chinese():
+def test_recall_data_has_every_split_and_chinese():
     splits = {c.split for c in ALL}
-    assert splits == {"dev", "heldout"}
-    assert {c.language for c in ALL if c.split == "dev"} >= {"en", "zh"}
-    assert {c.language for c in ALL if c.split == "heldout"} >= {"en", "zh"}
+    assert splits == {"dev", "heldout", "heldout2"}
+    for split in splits:
+        assert {c.language for c in ALL if c.split == split} >= {"en", "zh"}, split
     for conv in ALL:
+        if conv.split == "heldout2":
+            continue  # longer, checked below
         assert 8 <= len(conv.sessions) <= 15, conv.id
         assert 140 <= len(conv.turns) <= 300, conv.id
         assert 15 <= len(conv.questions) <= 30, conv.id
         assert len({t.speaker for t in conv.turns}) == 2, conv.id
+
+
+HELDOUT2 = [c for c in ALL if c.split == "heldout2"]
+
+
+@pytest.mark.parametrize("conv", HELDOUT2, ids=[c.id for c in HELDOUT2])
+def test_recall_heldout2_is_long_two_speaker_talk_over_months(conv):
+    assert 15 <= len(conv.sessions) <= 20
+    assert 400 <= len(conv.turns) <= 600
+    for speaker in conv.speakers.values():
+        assert 190 <= sum(t.speaker == speaker for t in conv.turns) <= 300, speaker
+    assert (conv.sessions[-1].start - conv.sessions[0].start).days >= 90
+    assert 20 <= len(conv.questions) <= 30
+    assert sum(q.derived for q in conv.questions) >= 3
+    if conv.language == "zh":
+        assert {q.category for q in conv.questions} == {"chinese"}
+        assert all(re.search(r"[\u4e00-\u9fff]", q.question) for q in conv.questions)
+    else:
+        assert {q.category for q in conv.questions} == set(CATEGORIES) - {"chinese"}
+    multi = [q for q in conv.questions if q.category == "multi-hop"]
+    assert all(len(q.evidence) >= 2 for q in multi)
+
+
+def test_recall_heldout2_has_two_english_and_one_chinese_conversation():
+    assert sorted(c.language for c in HELDOUT2) == ["en", "en", "zh"]
+    assert load_conversations("heldout2") == HELDOUT2
+
+
+def test_recall_heldout2_answers_are_in_evidence_or_derived_by_offset():
+    for conv in HELDOUT2:
+        for q in conv.questions:
+            assert all(conv.has_turn(e) for e in q.evidence), (conv.id, q.id)
+            if q.derived:
+                said = conv.turn(q.derive_turn).at.date()
+                assert q.derive_turn in q.evidence, (conv.id, q.id)
+                assert str(said + timedelta(days=q.derive_days)) == q.answer, (conv.id, q.id)
+            else:
+                texts = [normalise(conv.turn(e).text) for e in q.evidence]
+                assert any(normalise(a) in t for a in q.answers for t in texts), (conv.id, q.id)
 
 
 @pytest.mark.parametrize("conv", ALL, ids=[c.id for c in ALL])

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 CONVERSATIONS_DIR = Path(__file__).resolve().parent / "conversations"
-SPLITS = ("dev", "heldout")
+SPLITS = ("dev", "heldout", "heldout2")
 CATEGORIES = ("single-hop", "temporal", "changed-fact", "multi-hop", "chinese", "casual-detail")
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 TURN_STEP = timedelta(minutes=1)
@@ -239,7 +239,7 @@ def read_conversation(path: Path) -> Conversation:
 def load_conversations(
     split: str = "all", *, root: Path = CONVERSATIONS_DIR, ids: Sequence[str] | None = None,
 ) -> list[Conversation]:
-    """The conversations of ``split`` (``dev``, ``heldout`` or ``all``), dev first, by id."""
+    """The conversations of ``split`` (one of ``SPLITS``, or ``all``), in ``SPLITS`` order, by id."""
     splits = SPLITS if split == "all" else (split,)
     out = [read_conversation(p) for s in splits for p in sorted((root / s).glob("*.json"))]
     return [c for c in out if not ids or c.id in ids]

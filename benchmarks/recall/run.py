@@ -1,6 +1,6 @@
 """Recall benchmark: can nanomem find again what was said, with dates and speakers?
 
-    python -m benchmarks.recall.run                     # dev and held-out
+    python -m benchmarks.recall.run                     # every split (dev, heldout, heldout2)
     python -m benchmarks.recall.run --split heldout --json out.json
 
 For each conversation: a fresh workspace, every turn fed in order with its real time (see
@@ -36,7 +36,7 @@ if __package__ in (None, ""):  # run as a script: python benchmarks/recall/run.p
 from nanomem.memory import Memory
 
 from benchmarks.quality.replay import ScriptClock
-from benchmarks.recall.data import Conversation, Question, load_conversations
+from benchmarks.recall.data import SPLITS, Conversation, Question, load_conversations
 from benchmarks.recall.replay import Replayed, recall_config, replay
 from benchmarks.recall.report import (
     QuestionOutcome,
@@ -132,7 +132,7 @@ def api_notes(root: Path) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.recall.run",
                                      description="Recall benchmark: search and query-aware context.")
-    parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
+    parser.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     parser.add_argument("--conversation", action="append", metavar="ID",
                         help="run only this conversation (repeatable)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write every figure here")
