@@ -67,6 +67,12 @@ _EXAMPLES = {
         "settings: [watch] debounce_seconds, dream_interval_minutes, dream_idle_minutes"
     ),
     "demo": "examples:\n  nanomem demo\n  nanomem demo --keep    # keep the demo workspace",
+    "forget": (
+        'examples:\n  nanomem forget "Alice Smith" --dry-run   # where it is, nothing changed\n'
+        '  nanomem forget "Alice Smith"\n  nanomem forget --regex "KX-[0-9]{4}" --json\n'
+        "exit codes: 0 forgotten (the sweep found nothing), 1 the sweep still finds it, "
+        "2 refused or usage error"
+    ),
 }
 
 
@@ -128,6 +134,14 @@ def build_parser() -> argparse.ArgumentParser:
     add("watch", "daemon: version manual edits, Dream on schedule or idle")
     p = add("doctor", "probe the configured endpoint once per stage and say what works")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("forget", "remove a text from every place it lives, git history included")
+    p.add_argument("pattern", metavar="PATTERN", help="the text (case and width ignored)")
+    p.add_argument("--regex", action="store_true", help="PATTERN is a regular expression")
+    p.add_argument("--dry-run", action="store_true", help="show what would change, change nothing")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--keep-sessions", action="store_true", help="leave sessions/ as they are")
+    p.add_argument("--include-pinned", action="store_true",
+                   help="forget pinned lines too (refused otherwise)")
     p = add("demo", "end-to-end run in a temporary workspace, offline")
     p.add_argument("--keep", action="store_true", help="keep the demo workspace afterwards")
     return parser
@@ -357,6 +371,19 @@ def cmd_watch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def cmd_forget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with _memory(args) as mem:
+        receipt = mem.forget(args.pattern, regex=args.regex, dry_run=args.dry_run,
+                             keep_sessions=args.keep_sessions, include_pinned=args.include_pinned)
+    if args.json:
+        _print_json(receipt.to_json(), out)
+    else:
+        print(replies.render_forget(receipt), file=out)
+    if receipt.status == "refused":
+        return 2
+    return 0 if receipt.ok else 1
+
+
 def cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from nanomem.demo import run_demo
 
@@ -375,6 +402,7 @@ _HANDLERS: dict[str, _Handler] = {
     "watch": cmd_watch,
     "doctor": cmd_doctor,
     "demo": cmd_demo,
+    "forget": cmd_forget,
 }
 
 

@@ -8,6 +8,7 @@ One router serves every host (DESIGN §8)::
     /dream-prompt [init]     show the active Dream instructions, or make an editable copy
     /memory                  status: cursors, pending entries, file sizes, last Dream
     /remember [mark] TEXT    append a fact to history now, for the next Dream
+    /forget [--dry-run] TEXT remove every line holding TEXT everywhere, git history included
 
 Anything else, plain text and unknown slash commands alike, parses to ``None`` so that the
 host agent handles it:
@@ -40,6 +41,7 @@ COMMANDS: Mapping[str, str] = {
     "dream-prompt": "/dream-prompt [init]",
     "memory": "/memory",
     "remember": "/remember [permanent|durable|ephemeral|correction] TEXT",
+    "forget": "/forget [--dry-run] TEXT",
 }
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 
@@ -97,6 +99,13 @@ def parse_command(text: str) -> Command | None:
             raise CommandError(f"`/remember` needs the fact to remember; {usage}, "
                                "e.g. `/remember [permanent] Allergic to peanuts.`")
         return Command(name, text=rest)
+    if name == "forget":
+        dry_run = bool(args) and args[0] == "--dry-run"
+        text = " ".join(args[1:] if dry_run else args)
+        if not text.strip():
+            raise CommandError(f"`/forget` needs the text to forget; {usage}, e.g. "
+                               "`/forget my old address`")
+        return Command(name, dry_run=dry_run, text=text)
     if name == "dream-prompt":
         if args not in ([], ["init"]):
             raise CommandError(f"`/dream-prompt` takes only `init`; {usage}")
@@ -118,6 +127,9 @@ async def run_command(memory: Memory, command: Command) -> str:
             if command.sha is None:
                 return replies.render_versions(memory.versions())
             return replies.render_restore(memory.restore(command.sha))
+        if command.name == "forget":
+            return replies.render_forget(memory.forget(command.text or "",
+                                                       dry_run=command.dry_run))
         if command.name == "dream-prompt":
             if command.init:
                 path, created = memory.init_dream_prompt()

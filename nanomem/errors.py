@@ -12,7 +12,9 @@ Every error knows the exit code the CLI returns for it::
     ├── ProviderError (1)      the model endpoint failed (network, HTTP status, bad reply)
     ├── GitStoreError (1)      the memory repository cannot be read or written
     │   └── ShaError (2)       a sha given by a person: unknown, ambiguous or the wrong kind
-    └── DreamError (1)         a Dream run could not complete
+    ├── DreamError (1)         a Dream run could not complete
+    └── ForgetError (2)        a forget cannot start: a pattern too short or too broad, or
+                               another forget left unfinished
 
 A message says what failed, where, and what to do, for example
 ``history.jsonl line 41: cursor 'abc' is not an integer; remove or repair the line``.
@@ -89,3 +91,9 @@ class ShaError(GitStoreError):
 
 class DreamError(NanomemError):
     """A Dream run could not complete; nothing was changed."""
+
+
+class ForgetError(NanomemError):
+    """A forget cannot start: its pattern is unusable, or another forget is unfinished."""
+
+    exit_code = 2

@@ -43,6 +43,8 @@ from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import render_context
 from nanomem.dream.run import builtin_instructions, run_dream
 from nanomem.errors import ConfigError, DreamError, GitStoreError, ShaError, WorkspaceError
+from nanomem.forget.receipt import ForgetReceipt, find_moved
+from nanomem.forget.run import ForgetOptions, run_forget
 from nanomem.store.fsutil import atomic_write
 from nanomem.versions.commits import RestoreResult
 from nanomem.versions.gitstore import GitStore, locate_git_dir
@@ -395,7 +397,18 @@ class Memory:
             raise _no_repository_sha(sha)
         if sha is None:
             return self.store.latest("dream")
-        return self.store.show(sha)
+        try:
+            return self.store.show(sha)
+        except ShaError as exc:
+            moved = self._moved(sha, exc)
+            return dataclasses.replace(self.store.show(moved.new), moved_from=moved.old)
+
+    def _moved(self, sha: str, exc: ShaError) -> Any:
+        """The commit an old sha became in a forget, or ``exc`` again when none did."""
+        moved = None if exc.candidates else find_moved(self.workspace, sha)
+        if moved is None:
+            raise exc
+        return moved
 
     def versions(self, limit: int = 10) -> list[Any]:
         """The newest ``limit`` commits of the memory repository, newest first (``[]`` when
@@ -445,9 +458,45 @@ class Memory:
                     return RestoreResult("nothing_to_do", None, ())
                 sha = latest.sha
             redact_memory_files(self.workspace)  # hand edits are committed first, redacted
-            return self.store.restore(sha)
+            try:
+                return self.store.restore(sha)
+            except ShaError as exc:
+                moved = self._moved(sha, exc)
+                result = self.store.restore(moved.new)
+                return dataclasses.replace(result, moved_from=moved.old)
         finally:
             lock.release()
+
+    def forget(
+        self,
+        pattern: str,
+        *,
+        regex: bool = False,
+        dry_run: bool = False,
+        keep_sessions: bool = False,
+        include_pinned: bool = False,
+        on_step: Callable[[str], None] | None = None,
+    ) -> ForgetReceipt:
+        """Remove every line that holds ``pattern`` from every place it lives: the memory
+        files, history (a tombstone keeps each cursor), the archive and index, the sessions
+        (unless ``keep_sessions``), the Dream audit and the whole git history; then sweep the
+        workspace and every git object for it (docs/forget.md).
+
+        ``dry_run`` shows what would change and writes nothing. Pinned lines are refused
+        (status ``refused``, nothing changed) unless ``include_pinned``. The receipt never holds
+        the text; status ``incomplete`` lists where the sweep still found it.
+
+        >>> Memory("ws").forget("Alice Smith").status     # doctest: +SKIP
+        'forgotten'
+        """
+        options = ForgetOptions(regex=regex, dry_run=dry_run, keep_sessions=keep_sessions,
+                                include_pinned=include_pinned)
+        self.close()  # the rewrite repacks the repository: reopen it afterwards
+        try:
+            return run_forget(self.workspace, pattern, options, config=self.config,
+                              clock=self.clock, on_step=on_step)
+        finally:
+            self.close()
 
     def read_files(self) -> dict[str, str]:
         """Text of each existing memory file, keyed by relative path, in prompt order.

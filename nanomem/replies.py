@@ -98,6 +98,8 @@ def render_log(info: Any) -> str:
     sha = short(info.sha)
     body = (info.body or "").split("\nDiff:\n", 1)[0].strip()  # the diff is shown below
     lines = [f"**`{sha}`** {info.subject}", f"{_time(info.time)} · {_files(info.files)}"]
+    if getattr(info, "moved_from", None):
+        lines.insert(0, render_moved(info.moved_from, info.sha))
     if body:
         lines.append("")
         lines.append(body)
@@ -129,6 +131,8 @@ def render_restore(result: Any) -> str:
     if result.status != "restored" or result.commit is None:
         return saved + f"Memory already matches the state before `{target}`; nothing to restore."
     commit = short(result.commit.sha)
+    if getattr(result, "moved_from", None):
+        saved = render_moved(result.moved_from, result.target) + "\n" + saved
     return (
         f"**Restored** the memory files to before `{target}` as commit `{commit}`; "
         f"changed {_files(result.files)}.\n{saved}"
@@ -379,3 +383,64 @@ def render_doctor(report: Mapping[str, Any]) -> str:
     lines.append("both stages can run" if report["ok"] else
                  "a stage cannot run; see the fix lines above")
     return "\n".join(lines)
+
+
+def render_moved(old: str, new: str) -> str:
+    """The note for an old sha that a forget rewrote.
+
+    >>> render_moved("a" * 40, "b" * 40)
+    '`aaaaaaa` was rewritten by a forget; it is now `bbbbbbb`.'
+    """
+    return f"`{short(old)}` was rewritten by a forget; it is now `{short(new)}`."
+
+
+_FORGET_HEADLINES = {
+    "forgotten": "**Forgotten.**",
+    "incomplete": "**Forget incomplete:** the sweep still finds the text.",
+    "nothing_found": "**Nothing to forget:** no place holds the text.",
+    "dry_run": "**Dry run:** nothing was changed. A real run would remove:",
+    "refused": "**Refused:** a pinned line holds the text; nothing was changed.",
+}
+
+
+def render_forget(receipt: Any, limit: int = 20) -> str:
+    """Reply for a :class:`~nanomem.forget.receipt.ForgetReceipt`; never shows the text.
+
+    >>> from nanomem.forget.receipt import ForgetReceipt
+    >>> print(render_forget(ForgetReceipt("dry_run", {"files": 1}, {"files": ("USER.md line 3",)})))
+    **Dry run:** nothing was changed. A real run would remove:
+    - files: 1 line
+      - USER.md line 3
+    """
+    lines = [_FORGET_HEADLINES.get(receipt.status, receipt.status)]
+    for place, count in receipt.counts.items():
+        lines.append(f"- {place}: {count} line{'s' if count != 1 else ''}")
+        lines += _capped(receipt.where.get(place, ()), limit, "  - ")
+    git = receipt.where.get("git")
+    if git:
+        lines.append(f"- git: {git[0]}")
+        lines += _capped(git[1:], limit, "  - ")
+    if receipt.refused:
+        lines.append("Pinned lines that hold it (forget them too with `--include-pinned`):")
+        lines += _capped(receipt.refused, limit, "- ")
+    if receipt.commit:
+        lines.append(f"Receipt: commit `{short(receipt.commit)}` and memory/forget-log.jsonl.")
+    if receipt.sha_map:
+        first = next(iter(receipt.sha_map.items()))
+        lines.append(f"{len(receipt.sha_map)} commits have new shas (e.g. `{short(first[0])}` → "
+                     f"`{short(first[1])}`); `/dream-log <old sha>` still finds them.")
+    if receipt.status == "incomplete":
+        lines.append("Still found in:")
+        lines += _capped(receipt.hits, limit, "- ")
+    elif receipt.status == "forgotten":
+        lines.append("Sweep: every workspace file and every git object searched, zero hits. "
+                     "Copies outside this workspace (backups, remotes, logs of a model "
+                     "provider) are out of reach.")
+    return "\n".join(lines)
+
+
+def _capped(items: Sequence[str], limit: int, prefix: str) -> list[str]:
+    shown = [prefix + item for item in items[:limit]]
+    if len(items) > limit:
+        shown.append(f"{prefix}… and {len(items) - limit} more")
+    return shown

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-COMMIT_KINDS: tuple[str, ...] = ("init", "dream", "manual", "restore")
+COMMIT_KINDS: tuple[str, ...] = ("init", "dream", "manual", "restore", "forget")
 
 _TRAILER_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 _TRAILER_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*): (.*)$")
@@ -153,6 +153,7 @@ class CommitInfo:
     diff: str
     trailers: Mapping[str, str] = field(default_factory=dict)
     parents: tuple[str, ...] = ()
+    moved_from: str | None = None  # the old sha a forget rewrote into this commit
 
     @property
     def short(self) -> str:
@@ -164,8 +165,9 @@ class CommitInfo:
         return commit_kind(self.subject)
 
     def to_json(self) -> dict:
-        """Stable machine-readable form (``log --json``, ``restore --json``)."""
-        return {
+        """Stable machine-readable form (``log --json``, ``restore --json``); ``moved_from``
+        only when the commit was asked for by the old sha a forget rewrote."""
+        data = {
             "sha": self.sha,
             "subject": self.subject,
             "body": self.body,
@@ -175,6 +177,9 @@ class CommitInfo:
             "trailers": dict(self.trailers),
             "parents": list(self.parents),
         }
+        if self.moved_from is not None:
+            data["moved_from"] = self.moved_from
+        return data
 
 
 @dataclass(frozen=True)
@@ -187,6 +192,7 @@ class RestoreResult:
     files: tuple[str, ...]
     commit: CommitInfo | None = None
     manual: CommitInfo | None = None
+    moved_from: str | None = None  # the old sha a forget rewrote into ``target``
 
     def to_json(self) -> dict:
         """``restore --json``: the new commit's sha, subject, time and diff (None when
@@ -202,4 +208,5 @@ class RestoreResult:
             "target": self.target,
             "commit": made.to_json() if made else None,
             "manual": self.manual.to_json() if self.manual else None,
+            **({"moved_from": self.moved_from} if self.moved_from else {}),
         }

@@ -281,17 +281,21 @@ class GitStore:
 
     @_translated
     def commit(
-        self, subject: str, body: str = "", trailers: Mapping[str, object] | None = None
+        self, subject: str, body: str = "", trailers: Mapping[str, object] | None = None,
+        *, record: bool = False,
     ) -> CommitInfo | None:
         """Commit the memory files as they are on disk; None when nothing changed since HEAD.
 
         ``trailers`` become a git trailer block, e.g. ``{"Dream-Cursor": 42, "Batch": "30-42"}``.
         The git layer never rewrites a working-tree file: credentials typed into a memory file
         are redacted before versioning by :func:`nanomem.store.memfiles.redact_memory_files`.
+        ``record=True`` commits even an unchanged tree: a record such as a ``forget:`` receipt.
         """
         message = render_message(subject, body, trailers)
         with self._lock:
-            sha = self._commit_files(read_memory_files(self.workspace), message)
+            files = read_memory_files(self.workspace)
+            sha = (self._commit_files(files, message, record=True) if record
+                   else self._commit_files(files, message))
         return None if sha is None else self.show(sha)
 
     @_translated
@@ -302,11 +306,13 @@ class GitStore:
             return None
         return self.commit(f"manual: {summarize_files(dirty)}")
 
-    def _commit_files(self, files: Mapping[str, bytes], message: str) -> str | None:
+    def _commit_files(
+        self, files: Mapping[str, bytes], message: str, *, record: bool = False
+    ) -> str | None:
         store = self.repo.object_store
         head = self._head_commit()
         tree_id = self._build_tree(head.tree if head else None, files)
-        if head is not None and tree_id == head.tree:
+        if head is not None and tree_id == head.tree and not record:
             return None
         if head is None and not files:
             return None
