@@ -189,9 +189,13 @@ def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, co
             step("switched")
         if journal.get("commit") is None:
             line = len(receipts.read_forget_log(workspace)) + 1
-            made = store.commit(receipts.render_subject(receipt),
-                                receipts.render_body(receipt, line),
-                                {"Forget-Log": line}, record=True)
+            head = store.head()  # a run killed between its commit and the journal made it
+            made = store.show(head) if head else None
+            if made is None or made.kind != "forget" or \
+                    made.trailers.get("Forget-Log") != str(line):
+                made = store.commit(receipts.render_subject(receipt),
+                                    receipts.render_body(receipt, line),
+                                    {"Forget-Log": line}, record=True)
             journal = _update_journal(workspace, journal, commit=made.sha if made else None)
         receipt = replace(receipt, commit=journal.get("commit"))
         step("committed")
@@ -230,8 +234,9 @@ def _plan(workspace: Workspace, matcher: Matcher, options: ForgetOptions, repo: 
             lambda path, data: scrub_lines(data, matcher).new,
             lambda text: scrub_message(matcher, text),
         )
-        object_hits = len(sweep_objects(git_dir, matcher))
     changes = any(edit.changes for edit in edits) or (git is not None and git.changes)
+    if git_dir is not None and not changes:  # unreachable leftovers only prune can take away
+        object_hits = len(sweep_objects(git_dir, matcher))
     index = INDEX.paths(workspace) if changes or object_hits else []
     return _Plan(edits, git, object_hits, index)
 
