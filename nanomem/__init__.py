@@ -21,6 +21,7 @@ from nanomem.errors import (
     CommandError,
     ConfigError,
     DreamError,
+    ForgetError,
     GitStoreError,
     HistoryError,
     NanomemError,
@@ -34,6 +35,7 @@ if _typing.TYPE_CHECKING:
     from nanomem.consolidate.turn import TurnResult
     from nanomem.dream.run import DreamResult
     from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, ToolCall, Usage
+    from nanomem.forget.receipt import ForgetReceipt
     from nanomem.memory import DreamJob, Memory, RememberResult
     from nanomem.store.historyfile import HistoryEntry
     from nanomem.text.context import render_context
@@ -48,6 +50,7 @@ _LAZY = {
     "ConsolidationResult": "nanomem.consolidate.run",
     "DreamJob": "nanomem.memory",
     "DreamResult": "nanomem.dream.run",
+    "ForgetReceipt": "nanomem.forget.receipt",
     "HistoryEntry": "nanomem.store.historyfile",
     "Memory": "nanomem.memory",
     "RememberResult": "nanomem.memory",
@@ -82,6 +85,8 @@ __all__ = [
     "DreamError",
     "DreamJob",
     "DreamResult",
+    "ForgetError",
+    "ForgetReceipt",
     "GitStoreError",
     "HistoryEntry",
     "HistoryError",

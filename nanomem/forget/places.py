@@ -37,10 +37,10 @@ from typing import Any
 from nanomem.forget.match import Matcher
 from nanomem.store.fsutil import FileLock
 from nanomem.store.sessions import session_lock
-from nanomem.store.workspace import MEMORY_FILES, Workspace
+from nanomem.store.workspace import Workspace
+from nanomem.vocab import MEMORY_FILES
 
 TOMBSTONE_KIND = "forgotten"
-PIN_MARK_NAME = "pin"
 
 
 @dataclass(frozen=True)
@@ -210,12 +210,17 @@ def _memory_files(workspace: Workspace) -> list[str]:
     return [rel for rel in MEMORY_FILES if workspace.path(rel).is_file()]
 
 
-def _history_lock(workspace: Workspace, rel: str) -> FileLock | None:
-    return None  # the run holds the history lock for its whole length
+def _history_lock(workspace: Workspace, rel: str) -> FileLock:
+    """Appends and compaction hold it: an append waits for the rewrite, then goes on."""
+    return FileLock(workspace.history_lock)
 
 
 def _session_lock(workspace: Workspace, rel: str) -> FileLock:
     return session_lock(workspace.path(rel))
+
+
+def _archive_lock(workspace: Workspace, rel: str) -> FileLock:
+    return FileLock(workspace.path("memory/archive/.lock"))
 
 
 def memory_file_place(*, include_pinned: bool, is_pinned: Callable[[str], bool]) -> Place:
@@ -234,6 +239,7 @@ ARCHIVE = Place(
     "archive",
     _list("memory/archive", lambda n: n.endswith(".jsonl")),
     lambda rel, data, m: scrub_jsonl(data, m),
+    _archive_lock,
 )
 SESSIONS = Place(
     "sessions",

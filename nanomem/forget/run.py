@@ -1,8 +1,9 @@
 """``run_forget``: the one forget sequence, from the plan to the sweep.
 
-A real run holds the Dream lock and the history lock from start to end (a Dream started meanwhile
-answers "already running"; an append waits and then proceeds). Its steps, each durable before the
-next, so a ``kill -9`` anywhere leaves every file whole and git either on the old history or on
+A real run holds the Dream lock from start to end (a Dream or a restore started meanwhile answers
+"already running"), and each file's own lock while it rewrites that file (the history lock for
+history segments: an append waits for that rewrite, then proceeds). Its steps, each durable before
+the next, so a ``kill -9`` anywhere leaves every file whole and git either on the old history or on
 the new one, and a rerun of the same forget finishes the job::
 
     plan      every place and the git rewrite, in memory          (a dry run stops here)
@@ -39,8 +40,8 @@ from nanomem.forget.receipt import ForgetReceipt
 from nanomem.forget.sweep import sweep, sweep_objects
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.store.memfiles import redact_memory_files, write_memory_files
-from nanomem.store.workspace import MEMORY_FILES, Workspace
-from nanomem.text.units import MARK
+from nanomem.store.workspace import Workspace
+from nanomem.vocab import MEMORY_FILES, is_pinned
 from nanomem.versions import rewrite
 from nanomem.versions.commits import commit_kind
 from nanomem.versions.gitstore import GitStore, locate_git_dir
@@ -60,23 +61,6 @@ class ForgetOptions:
     dry_run: bool = False
     keep_sessions: bool = False
     include_pinned: bool = False
-
-
-def is_pinned(line: str) -> bool:
-    """The gates' pin rule: the line ends with ``<!-- pin -->`` (among its trailing marks).
-
-    >>> is_pinned("- allergic to peanuts <!-- pin -->"), is_pinned("- <!-- pin --> x")
-    (True, False)
-    """
-    stripped = line.rstrip()
-    tail = stripped
-    while tail.endswith("-->") and "<!--" in tail:
-        start = tail.rfind("<!--")
-        found = MARK.fullmatch(tail[start:])
-        if found and found.group(1).split()[:1] == ["pin"]:
-            return True
-        tail = tail[:start].rstrip()
-    return False
 
 
 def scrub_message(matcher: Matcher, text: str) -> str | None:
@@ -122,8 +106,7 @@ def run_forget(
     step = on_step or (lambda name: None)
     if options.dry_run:
         return _dry_run(workspace, matcher, options, clock)
-    dream_lock, history_lock = FileLock(workspace.dream_lock), FileLock(workspace.history_lock)
-    with dream_lock, history_lock:
+    with FileLock(workspace.dream_lock):
         return _real_run(workspace, matcher, options, config or Config(), clock, step)
 
 
