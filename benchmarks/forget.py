@@ -15,54 +15,23 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from dulwich.objects import Blob, Commit, Tree
-
 from nanomem.memory import Memory
-from nanomem.store.workspace import init_workspace
-from nanomem.versions.gitstore import GitStore
 
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gitstore import build_deep  # noqa: E402  (the same deep history as the gitstore benchmark)
+
 FACT = "Zanzibar Quokka"
 
 
 def build(root: Path, depth: int) -> None:
     """A workspace ``depth`` commits deep whose USER.md holds the fact from commit 3 on."""
-    init_workspace(root)
-    store = GitStore.open(root)
-    parent = store.head().encode()
-    soul_blob = Blob.from_string((root / "SOUL.md").read_bytes())
-    mem_blob = Blob.from_string((root / "memory" / "MEMORY.md").read_bytes())
-    mem_tree = Tree()
-    mem_tree[b"MEMORY.md"] = (0o100644, mem_blob.id)
-    objects: list = [soul_blob, mem_blob, mem_tree]
-    header = (root / "USER.md").read_bytes()
-    user = header
-    for i in range(depth):
-        facts = "".join(f"- fact number {j}\n" for j in range(max(0, i - 39), i + 1))
-        planted = f"- Cousin is {FACT}\n" if i >= 2 else ""
-        user = header + (planted + facts).encode()
-        blob = Blob.from_string(user)
-        tree = Tree()
-        tree[b"SOUL.md"] = (0o100644, soul_blob.id)
-        tree[b"USER.md"] = (0o100644, blob.id)
-        tree[b"memory"] = (0o040000, mem_tree.id)
-        commit = Commit()
-        commit.tree = tree.id
-        commit.parents = [parent]
-        commit.author = commit.committer = b"bench <bench@localhost>"
-        commit.author_time = commit.commit_time = int((START + timedelta(minutes=i)).timestamp())
-        commit.author_timezone = commit.commit_timezone = 0
-        commit.message = f"dream: fact {i}\n\nDream-Cursor: {i + 1}\n".encode()
-        objects += [blob, tree, commit]
-        parent = commit.id
-    store.repo.object_store.add_objects([(obj, None) for obj in objects])
-    store.repo.refs[b"HEAD"] = parent
-    (root / "USER.md").write_bytes(user)
+    planted = f"- Cousin is {FACT}\n".encode()
+    store, _ = build_deep(root, depth, lambda i: planted if i >= 2 else b"")
     store.close()
     lines = []
     for cursor in range(1, depth // 10 + 1):

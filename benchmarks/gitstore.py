@@ -15,6 +15,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -52,8 +53,10 @@ def bench_commit(base: Path, unrelated: int, rounds: int) -> float:
     return statistics.median(times)
 
 
-def build_deep(root: Path, depth: int) -> tuple[GitStore, list[str]]:
-    """A workspace whose memory history is ``depth`` commits deep, written as one pack."""
+def build_deep(root: Path, depth: int, planted: Callable[[int], bytes] = lambda i: b""
+               ) -> tuple[GitStore, list[str]]:
+    """A workspace whose memory history is ``depth`` commits deep, written as one pack;
+    ``planted(i)`` is put at the top of commit ``i``'s fact list (benchmarks/forget.py)."""
     init_workspace(root)
     store = GitStore.open(root)
     head = store.head()
@@ -70,7 +73,7 @@ def build_deep(root: Path, depth: int) -> tuple[GitStore, list[str]]:
     for i in range(depth):
         # a realistic file: it keeps the 40 newest facts, so sizes stay within the caps
         facts = "".join(f"- fact number {j}\n" for j in range(max(0, i - 39), i + 1))
-        user = header + facts.encode()
+        user = header + planted(i) + facts.encode()
         blob = Blob.from_string(user)
         tree = Tree()
         tree[b"SOUL.md"] = (0o100644, soul_blob.id)
