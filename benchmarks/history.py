@@ -1,13 +1,19 @@
-"""Benchmark of the history log: append and read_since cost against size, and concurrency.
+"""Benchmark of the history log: append, read_since, status and compaction against size.
 
-    python benchmarks/history.py           # 10k, 100k and 1M entries (about a minute)
+    python benchmarks/history.py           # 10k, 100k and 1M entries (about two minutes)
     python benchmarks/history.py --quick   # 10k and 100k, fewer concurrent appends
 
 Prints one table of measured figures (medians), the 1M/10k (or 100k/10k) ratios, and the
 duplicate cursors when 8 processes append at once: nanomem's locked append versus, for
 contrast, a naive appender that reads the last cursor and appends without a lock (the
 failure DESIGN §9 measured in nanobot). The big files are written directly, line by line;
-``max_history_entries`` is set high so no compaction runs during the measurement.
+``max_history_entries`` is set high so no compaction runs during the append measurement.
+
+Status (the pending count with every entry pending, the dream cursor and the write cursor) and
+compaction (keeping 1,000 entries, every entry processed) each run once in a fresh process
+that reports its wall time and peak RSS (``resource.getrusage``, including Python and the
+import of nanomem). The append floor is one ``write`` + ``fsync`` of a line of the same size
+to a file in the same directory.
 """
 
 from __future__ import annotations
@@ -91,7 +97,7 @@ def median_ms(action, repeat: int) -> float:
     return statistics.median(samples)
 
 
-def measure_size(base: Path, entries: int, repeat: int) -> tuple[float, float, float]:
+def measure_size(base: Path, entries: int, repeat: int) -> tuple[float, ...]:
     root = base / f"ws-{entries}"
     history = build(root, entries)
     dream = history.read_dream_cursor()
@@ -99,8 +105,55 @@ def measure_size(base: Path, entries: int, repeat: int) -> tuple[float, float, f
     read = median_ms(lambda: history.read_since(dream), repeat)
     append = median_ms(lambda: history.append("User prefers metric units."), repeat)
     size_mb = (root / "memory" / "history.jsonl").stat().st_size / 1e6
+    last = history.last_cursor()
+    (root / "memory" / ".dream_cursor").write_text("0\n")  # everything pending
+    status = in_child(root, "status")
+    assert status["out"][0] == last, status
+    (root / "memory" / ".dream_cursor").write_text(f"{last}\n")  # everything processed
+    compact = in_child(root, "compact")
+    kept = sum(1 for _ in open(root / "memory" / "history.jsonl", "rb"))
+    assert kept == 1000 and len(list(history.iter_entries())) == last, (kept, compact)
     shutil.rmtree(root)
-    return append, read, size_mb
+    return (append, read, size_mb, status["ms"], status["peak_mb"], compact["ms"],
+            compact["peak_mb"])
+
+
+CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from nanomem.config import Config
+from nanomem.store.history import History
+from nanomem.store.workspace import Workspace
+root, mode = Path(sys.argv[1]), sys.argv[2]
+history = History(Workspace(root), Config(max_history_entries=1000))
+start = time.perf_counter_ns()
+if mode == "status":
+    out = [history.pending_count(), history.read_dream_cursor(), history.last_cursor()]
+else:
+    out = [history.compact(), len(history.segments())]
+ms = (time.perf_counter_ns() - start) / 1e6
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+print(json.dumps({"ms": ms, "peak_mb": peak, "out": out}))
+"""
+
+
+def in_child(root: Path, mode: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(root), mode], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def floor_ms(base: Path, repeat: int) -> float:
+    """One write + fsync of a history-sized line on an O_APPEND file: the cost of durability."""
+    path = base / "floor.jsonl"
+    line = (json.dumps({"cursor": 1, "timestamp": "2025-03-01 09:15",
+                        "content": "User prefers metric units."}) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        return median_ms(lambda: (os.write(fd, line), os.fsync(fd)), repeat)
+    finally:
+        os.close(fd)
+        path.unlink()
 
 
 def duplicates(base: Path, mode: str, procs: int, per_proc: int) -> tuple[int, int]:
@@ -129,21 +182,26 @@ def main(argv: list[str] | None = None) -> int:
     per_proc = 100 if args.quick else 300
     with tempfile.TemporaryDirectory(prefix="nanomem-bench-") as tmp:
         base = Path(tmp)
+        floor = floor_ms(base, repeat)
         rows = {size: measure_size(base, size, repeat) for size in sizes}
         locked = duplicates(base, "nanomem", 8, per_proc)
         naive = duplicates(base, "naive", 8, per_proc)
     first, last = sizes[0], sizes[-1]
     label = f"{last // 1000}k/{first // 1000}k" if last < 1_000_000 else "1M/10k"
-    header = f"{'measure':48}" + "".join(f"{f'{s:,}':>12}" for s in sizes) + f"{label:>10}"
+    header = f"{'measure':52}" + "".join(f"{f'{s:,}':>12}" for s in sizes) + f"{label:>10}"
     print(header)
     print("-" * len(header))
     names = [f"append (ms, median of {repeat})", f"read_since({NEW} new) (ms, median of {repeat})",
-             "history.jsonl size (MB)"]
+             "history.jsonl size (MB)", "status, all pending (ms, fresh process)",
+             "status, all pending: peak RSS (MB)", "compact, keep 1,000 (ms, fresh process)",
+             "compact, keep 1,000: peak RSS (MB)"]
     for index, name in enumerate(names):
         values = [rows[s][index] for s in sizes]
-        print(f"{name:48}" + "".join(f"{v:>12.3f}" for v in values) + f"{values[-1] / values[0]:>9.2f}x")
-    print(f"{'duplicate cursors, 8 processes (nanomem)':48}{f'{locked[0]} of {locked[1]}':>12}")
-    print(f"{'duplicate cursors, 8 processes (naive, no lock)':48}{f'{naive[0]} of {naive[1]}':>12}")
+        print(f"{name:52}" + "".join(f"{v:>12.3f}" for v in values) + f"{values[-1] / values[0]:>9.2f}x")
+    print(f"{'append floor: write + fsync of one line (ms)':52}{floor:>12.3f}"
+          f"   append at {last:,} = {rows[last][0] / floor:.2f}x the floor")
+    print(f"{'duplicate cursors, 8 processes (nanomem)':52}{f'{locked[0]} of {locked[1]}':>12}")
+    print(f"{'duplicate cursors, 8 processes (naive, no lock)':52}{f'{naive[0]} of {naive[1]}':>12}")
     return 0
 
 

@@ -1,9 +1,9 @@
 """The two cursor files: ``memory/.cursor`` (a hint) and ``memory/.dream_cursor`` (durable).
 
 Both hold a decimal number and a newline, as nanobot writes them. ``.dream_cursor`` is written
-atomically (temp file, fsync, rename); ``.cursor`` only by rename, without fsync: the write
-cursor is derived from the last line of ``history.jsonl``, so the hint may lag after a crash
-and an append pays one fsync, not three.
+atomically (temp file, fsync, rename); ``.cursor`` in place by one small write, without fsync
+or rename: the write cursor is derived from the last line of ``history.jsonl``, so the hint
+may lag after a crash and an append pays one fsync and no metadata update.
 
 >>> read_cursor_file(Path("/nonexistent/.cursor"))
 (None, 'missing')
@@ -12,7 +12,6 @@ and an append pays one fsync, not three.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from nanomem.errors import StoreFileError
@@ -40,20 +39,17 @@ def write_cursor_file(path: Path, cursor: int) -> None:
 
 
 def write_cursor_hint(path: Path, cursor: int) -> OSError | None:
-    """Replace ``path`` by rename, without fsync; return the error instead of raising."""
-    tmp: str | None = None
+    """Overwrite ``path`` in place with one small write (no rename, no fsync); return the
+    error instead of raising. Cursors only grow, so the file is cut only when it held more."""
+    data = f"{cursor}\n".encode("ascii")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
-            os.write(fd, f"{cursor}\n".encode("ascii"))
+            os.pwrite(fd, data, 0)
+            if os.fstat(fd).st_size > len(data):
+                os.ftruncate(fd, len(data))
         finally:
             os.close(fd)
-        os.replace(tmp, path)
     except OSError as exc:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
         return exc
     return None
