@@ -11,8 +11,9 @@ failure DESIGN §9 measured in nanobot). The big files are written directly, lin
 
 Status (the pending count with every entry pending, the dream cursor and the write cursor) and
 compaction (keeping 1,000 entries, every entry processed) each run once in a fresh process
-that reports its wall time and peak RSS (``resource.getrusage``, including Python and the
-import of nanomem). The append floor is one ``write`` + ``fsync`` of a line of the same size
+that reports its wall time and peak RSS (including Python and the import of nanomem):
+``resource.getrusage``, or on Linux ``VmHWM``, because ``ru_maxrss`` carries the parent's peak
+across ``exec``. The append floor is one ``write`` + ``fsync`` of a line of the same size
 to a file in the same directory.
 """
 
@@ -31,6 +32,13 @@ from pathlib import Path
 
 from nanomem.config import Config
 from nanomem.store.history import History
+from nanomem.store.sessions import (
+    Session,
+    append_messages,
+    append_session_lines,
+    save_session,
+    session_lock,
+)
 from nanomem.store.workspace import Workspace
 
 NEW = 20
@@ -133,6 +141,11 @@ else:
     out = [history.compact(), len(history.segments())]
 ms = (time.perf_counter_ns() - start) / 1e6
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+try:  # ru_maxrss survives exec (the benchmark's own peak); VmHWM is this process's alone
+    hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM")]
+    peak = int(hwm[0].split()[1]) / 1024
+except (OSError, IndexError, ValueError):
+    pass
 print(json.dumps({"ms": ms, "peak_mb": peak, "out": out}))
 """
 
@@ -154,6 +167,22 @@ def floor_ms(base: Path, repeat: int) -> float:
     finally:
         os.close(fd)
         path.unlink()
+
+
+def session_append_ms(base: Path, messages: int, repeat: int) -> tuple[float, float]:
+    """``(append_session_lines, append_messages)`` medians on a session of ``messages``."""
+    path = base / f"session-{messages}.jsonl"
+    turn = [{"role": "user", "content": "What did we decide about the metric units?"}]
+    save_session(path, Session(key="cli", messages=tuple(
+        {"role": "user" if i % 2 else "assistant", "content": f"message {i} " + "word " * 40}
+        for i in range(messages))))
+    def lines() -> None:
+        with session_lock(path):
+            append_session_lines(path, turn)
+    raw = median_ms(lines, repeat)
+    full = median_ms(lambda: append_messages(path, turn, key="cli"), repeat)
+    path.unlink()
+    return raw, full
 
 
 def duplicates(base: Path, mode: str, procs: int, per_proc: int) -> tuple[int, int]:
@@ -183,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="nanomem-bench-") as tmp:
         base = Path(tmp)
         floor = floor_ms(base, repeat)
+        turns = {n: session_append_ms(base, n, min(repeat, 50)) for n in (50, 5000)}
         rows = {size: measure_size(base, size, repeat) for size in sizes}
         locked = duplicates(base, "nanomem", 8, per_proc)
         naive = duplicates(base, "naive", 8, per_proc)
@@ -200,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:52}" + "".join(f"{v:>12.3f}" for v in values) + f"{values[-1] / values[0]:>9.2f}x")
     print(f"{'append floor: write + fsync of one line (ms)':52}{floor:>12.3f}"
           f"   append at {last:,} = {rows[last][0] / floor:.2f}x the floor")
+    for index, name in enumerate(["session: append the turn's lines (ms)",
+                                  "session: append_messages, returns the parsed session (ms)"]):
+        small, big = turns[50][index], turns[5000][index]
+        print(f"{name:52}{small:>12.3f}{big:>12.3f}   at 5,000 / at 50 messages = {big / small:.2f}x")
     print(f"{'duplicate cursors, 8 processes (nanomem)':52}{f'{locked[0]} of {locked[1]}':>12}")
     print(f"{'duplicate cursors, 8 processes (naive, no lock)':52}{f'{naive[0]} of {naive[1]}':>12}")
     return 0

@@ -205,3 +205,56 @@ def test_load_session_names_a_symlink_loop_and_the_fix(tmp_path: Path) -> None:
     path.symlink_to(path)
     with pytest.raises(WorkspaceError, match=r"s\.jsonl: cannot read session file .*symlink loop"):
         load_session(path)
+
+
+# appending a turn is O(1): new lines only (issue 15) -------------------------------------------
+
+
+def test_append_messages_appends_lines_and_leaves_the_earlier_bytes_alone(tmp_path: Path) -> None:
+    path = tmp_path / "cli.jsonl"
+    append_messages(path, [{"role": "user", "content": f"m{i}"} for i in range(50)], key="cli", clock=clock)
+    before = path.read_bytes()
+    session = append_messages(path, [{"role": "assistant", "content": "new"}], clock=clock)
+    after = path.read_bytes()
+    assert after.startswith(before)
+    assert after[len(before):] == b'{"role": "assistant", "content": "new", "timestamp": "2026-11-30T16:40:00"}\n'
+    assert len(session.messages) == 51 and session.key == "cli"
+
+
+def test_append_messages_cuts_a_torn_last_line_before_appending(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    path = tmp_path / "cli.jsonl"
+    append_messages(path, [{"role": "user", "content": "kept"}], key="cli", clock=clock)
+    with path.open("ab") as handle:
+        handle.write(b'{"role": "user", "content": "cut sh')  # a kill mid-write
+    with caplog.at_level(logging.WARNING):
+        session = append_messages(path, [{"role": "user", "content": "next"}], clock=clock)
+    assert "cut a torn last line" in caplog.text
+    assert [m["content"] for m in session.messages] == ["kept", "next"]
+
+
+@pytest.mark.slow
+def test_kill_9_during_session_appends_leaves_the_session_readable(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "cli.jsonl"
+    script = ("import sys\nfrom nanomem.store.sessions import append_messages\n"
+              "print('go', flush=True)\n"
+              "while True:\n"
+              "    append_messages(sys.argv[1], [{'role': 'user', 'content': 'x' * 3000}], key='cli')\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline() == b"go\n"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not path.exists() or path.stat().st_size < 100_000):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    proc.stdout.close()
+    count = len(load_session(path).messages)
+    assert count >= 30
+    session = append_messages(path, [{"role": "user", "content": "after the kill"}], clock=clock)
+    assert len(session.messages) == count + 1 and session.messages[-1]["content"] == "after the kill"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -245,18 +246,69 @@ def append_messages(
 ) -> Session:
     """Append ``messages`` to the session file at ``path`` (created if missing); return it.
 
-    Holds the session lock, so an append never races the consolidator's save.
+    Holds the session lock, so an append never races the consolidator's save. An existing
+    file gets the new lines appended in one write and one fsync: the cost does not grow with
+    the session (the metadata line, ``updated_at`` included, is rewritten only when the
+    consolidator saves). A kill during the write leaves a torn last line, which readers skip
+    and the next append cuts away.
     """
     now = (clock or datetime.now)()
     path = Path(path)
     with session_lock(path):
-        if path.exists():
-            session = load_session(path)
-        else:
-            session = new_session(key or path.stem, now=now)
-        session = append_to(session, messages, now=now)
-        save_session(path, session)
-    return session
+        if not path.exists() or path.stat().st_size == 0:
+            session = append_to(new_session(key or path.stem, now=now), messages, now=now)
+            save_session(path, session)
+            return session
+        added = append_to(Session(key=""), messages, now=now).messages
+        append_session_lines(path, added)
+    return load_session(path)
+
+
+def append_session_lines(path: Path, messages: Sequence[Mapping[str, Any]]) -> None:
+    """Append message lines to an existing session file: one write, one fsync; the caller
+    holds the session lock. A torn last line (a write cut short) is cut away first."""
+    payload = "".join(_render_line(m) + "\n" for m in messages).encode("utf-8")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    except OSError as exc:
+        raise WorkspaceError(f"{path}: cannot open session file for append ({exc.strerror}); "
+                             f"{os_error_fix(exc)}") from exc
+    try:
+        size = os.fstat(fd).st_size
+        keep = _complete_length(fd, size)
+        try:
+            if keep != size:
+                log.warning("%s: cut a torn last line (%d bytes, a write cut short) before "
+                            "appending", path, size - keep)
+                os.ftruncate(fd, keep)
+            written = 0
+            while written < len(payload):
+                written += os.write(fd, payload[written:])
+            os.fsync(fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, keep)
+            except OSError:
+                pass
+            raise WorkspaceError(f"{path}: append failed ({exc.strerror}); "
+                                 f"{os_error_fix(exc)}") from exc
+    finally:
+        os.close(fd)
+
+
+def _complete_length(fd: int, size: int) -> int:
+    """The length of the file up to its last newline (``size`` when it ends in one)."""
+    end = size
+    while end > 0:
+        begin = max(0, end - 8192)
+        block = os.pread(fd, end - begin, begin)
+        if end == size and block.endswith(b"\n"):
+            return size
+        cut = block.rfind(b"\n")
+        if cut != -1:
+            return begin + cut + 1
+        end = begin
+    return 0
 
 
 def _stamp(now: datetime) -> str:
