@@ -301,26 +301,31 @@ def test_a_history_symlink_loop_is_a_one_line_exit_2_error(workspace: Path) -> N
         assert info.value.exit_code == 2
 
 
-@pytest.mark.slow
-def test_kill_9_during_appends_leaves_a_readable_history(workspace: Path) -> None:
+def kill_9_once_grown(script: str, arg: Path, grows: Path, size: int) -> None:
+    """Run ``script`` (which prints ``go`` then writes forever), SIGKILL it once ``grows``
+    reaches ``size`` bytes (or after 30 s)."""
     import signal
     import subprocess
     import sys
     import time
 
-    script = ("import sys\nfrom nanomem.store.history import History\n"
-              "from nanomem.store.workspace import Workspace\n"
-              "h = History(Workspace(sys.argv[1]))\nprint('go', flush=True)\n"
-              "while True:\n    h.append_many(['x' * 5000, 'y' * 7000])\n")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(workspace)], stdout=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", script, str(arg)], stdout=subprocess.PIPE)
     assert proc.stdout is not None and proc.stdout.readline() == b"go\n"
-    path = workspace / "memory" / "history.jsonl"
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and (not path.exists() or path.stat().st_size < 200_000):
+    while time.monotonic() < deadline and (not grows.exists() or grows.stat().st_size < size):
         time.sleep(0.01)
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
     proc.stdout.close()
+
+
+@pytest.mark.slow
+def test_kill_9_during_appends_leaves_a_readable_history(workspace: Path) -> None:
+    script = ("import sys\nfrom nanomem.store.history import History\n"
+              "from nanomem.store.workspace import Workspace\n"
+              "h = History(Workspace(sys.argv[1]))\nprint('go', flush=True)\n"
+              "while True:\n    h.append_many(['x' * 5000, 'y' * 7000])\n")
+    kill_9_once_grown(script, workspace, workspace / "memory" / "history.jsonl", 200_000)
     history = make_history(workspace)
     cursors = [e.cursor for e in history.read_since(0)]
     assert len(cursors) >= 20 and cursors == list(range(1, len(cursors) + 1))

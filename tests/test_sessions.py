@@ -236,24 +236,14 @@ def test_append_messages_cuts_a_torn_last_line_before_appending(
 
 @pytest.mark.slow
 def test_kill_9_during_session_appends_leaves_the_session_readable(tmp_path: Path) -> None:
-    import signal
-    import subprocess
-    import sys
-    import time
+    from tests.test_history_faults import kill_9_once_grown
 
     path = tmp_path / "cli.jsonl"
     script = ("import sys\nfrom nanomem.store.sessions import append_messages\n"
               "print('go', flush=True)\n"
               "while True:\n"
               "    append_messages(sys.argv[1], [{'role': 'user', 'content': 'x' * 3000}], key='cli')\n")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE)
-    assert proc.stdout is not None and proc.stdout.readline() == b"go\n"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and (not path.exists() or path.stat().st_size < 100_000):
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    proc.stdout.close()
+    kill_9_once_grown(script, path, path, 100_000)
     count = len(load_session(path).messages)
     assert count >= 30
     session = append_messages(path, [{"role": "user", "content": "after the kill"}], clock=clock)
