@@ -93,6 +93,7 @@ def check_link_target(resolved: str, root: str) -> str | None:
 # The marks a history fact carries (``- [durable] …``); ``skip`` drops a fact in consolidation.
 FACT_MARKS: tuple[str, ...] = ("permanent", "durable", "ephemeral", "correction")
 SKIP_MARK = "skip"
+RAW_MARK = "[RAW]"  # opens a history entry that holds raw turns, not facts
 
 PIN_MARK = "<!-- pin -->"
 PERMANENT_MARK = "<!-- permanent -->"

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from nanomem.config import Config
 from nanomem.store.history import ENTRY_MAX_CHARS, History
-from nanomem.store.legacy import parse_legacy_history, split_long
+from nanomem.consolidate.run import render_raw_entries
+from nanomem.store.legacy import parse_legacy_history, plan_migration
+from nanomem.text.parts import split_parts
 from nanomem.store.workspace import Workspace
 
 NOW = datetime(2025, 6, 1, 12, 0)
@@ -89,12 +91,23 @@ def test_parse_legacy_history_recovers_each_dated_entry(bodies: list[str]) -> No
     ]
 
 
-def test_split_long_never_cuts_text() -> None:
+def test_split_parts_never_cuts_text() -> None:
     content = "".join(chr(65 + i % 26) for i in range(150_000))
-    parts = split_long(content, ENTRY_MAX_CHARS, prefix="[RAW] ")
+    parts = split_parts(content, ENTRY_MAX_CHARS, prefix="[RAW] ")
     assert len(parts) == 3
     assert all(len(p) <= ENTRY_MAX_CHARS and p.startswith(f"[RAW] (part {i}/3)\n") for i, p in enumerate(parts, 1))
     assert "".join(p.split("\n", 1)[1] for p in parts) == content
+
+
+def test_plan_migration_splits_a_long_raw_entry_exactly_as_consolidation_does() -> None:
+    turns = "\n".join(f"[2025-03-02 18:{i % 60:02d}] USER: message {i}" + " word" * 40
+                      for i in range(500))
+    content = "[RAW] 500 messages\n" + turns
+
+    migrated = [e.content for e in plan_migration(f"[2025-03-02 18:40] {content}", base=0, now="x")]
+
+    assert migrated == render_raw_entries(content)
+    assert len(migrated) > 1
 
 
 def test_migrate_legacy_moves_entries_and_sets_both_cursors(workspace: Path) -> None:

@@ -45,13 +45,17 @@ from nanomem.store.sessions import (
     session_lock,
     tool_spans,
 )
+from nanomem.store.historyfile import SUMMARY_MAX_CHARS
+from nanomem.text.parts import RAW_PART_CHARS, split_raw
 from nanomem.vocab import FACT_MARKS, SKIP_MARK
 
 log = logging.getLogger(__name__)
 
 MAX_FAILURES = 3
-RAW_PART_CHARS = 16_000
-SUMMARY_MAX_CHARS = 7_500  # history caps a summary at 8,000; leave room for redaction marks
+# A summary entry is capped by history (historyfile.SUMMARY_MAX_CHARS); facts are packed below
+# that by the room redaction may add when history redacts the entry on append.
+REDACTION_ROOM = 500
+SUMMARY_PACK_CHARS = SUMMARY_MAX_CHARS - REDACTION_ROOM
 FAILURE_KEY = "consolidation_failure"
 
 ARCHIVE_SCHEMA: dict[str, Any] = {
@@ -161,7 +165,7 @@ def check_archive_reply(response: ChatResponse) -> ArchiveReply:
     return ArchiveReply(facts=facts)
 
 
-def render_summary_entries(facts: Sequence[tuple[str, str]], limit: int = SUMMARY_MAX_CHARS) -> list[str]:
+def render_summary_entries(facts: Sequence[tuple[str, str]], limit: int = SUMMARY_PACK_CHARS) -> list[str]:
     """``- [mark] text`` lines packed into entries of at most ``limit`` characters (pure).
 
     A fact longer than one entry is split over several lines with the same mark; no text is cut.
@@ -184,24 +188,14 @@ def render_summary_entries(facts: Sequence[tuple[str, str]], limit: int = SUMMAR
 
 
 def render_raw_entries(text: str, limit: int = RAW_PART_CHARS) -> list[str]:
-    """Split ``text`` into ``[RAW] (part i/n)`` entries of at most ``limit`` characters (pure).
-
-    The bodies after each header line concatenate to ``text`` exactly.
+    """Split ``text`` into ``[RAW] (part i/n)`` entries of at most ``limit`` characters (pure):
+    the one splitter, :func:`nanomem.text.parts.split_raw`, that migration uses too.
 
     >>> parts = render_raw_entries("x" * 50, limit=40)
     >>> [len(p) for p in parts], "".join(p.split("\\n", 1)[1] for p in parts) == "x" * 50
     ([40, 40, 21], True)
     """
-    n = 1
-    while True:
-        header_len = len(f"[RAW] (part {n}/{n})\n")
-        room = limit - header_len
-        needed = max(1, -(-len(text) // room))
-        if needed <= n:
-            break
-        n = needed
-    parts = [text[i * room : (i + 1) * room] for i in range(n)]
-    return [f"[RAW] (part {i}/{n})\n{body}" for i, body in enumerate(parts, start=1)]
+    return split_raw(text, limit)
 
 
 def render_chunk_prompt(chunk: Sequence[Mapping[str, Any]], *, session_key: str) -> str:

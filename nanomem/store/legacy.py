@@ -37,11 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nanomem.store.historyfile import ENTRY_MAX_CHARS, HistoryEntry
+from nanomem.text.parts import RAW_PART_CHARS, split_parts, split_raw
 from nanomem.text.redact import redact
+from nanomem.vocab import RAW_MARK
 
 _HEADER = re.compile(r"^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})(?::\d{2})?\] ?(.*)$")
 _RAW_MESSAGE = re.compile(r"^\[[^\]]{1,40}\] [A-Z_]+(?: \[[^\]]*\])?: ")
-_RAW_MARK = "[RAW]"
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def parse_legacy_history(text: str, *, default_timestamp: str) -> list[LegacyEnt
         in_raw = current is not None and current[1] == "raw"
         if header and not (in_raw and _RAW_MESSAGE.match(line)):
             body = header.group(2)
-            kind = "raw" if body.startswith(_RAW_MARK) else None
+            kind = "raw" if body.startswith(RAW_MARK) else None
             current = (header.group(1), kind, [body])
             blocks.append(current)
         elif blank:
@@ -120,27 +121,13 @@ def _stamp_undated(
     return entries
 
 
-def split_long(content: str, limit: int, *, prefix: str = "") -> list[str]:
-    """Split ``content`` into parts of at most ``limit`` characters, each marked ``(part i/n)``.
-
-    ``prefix`` (e.g. ``"[RAW] "``) starts every part, so a raw entry stays recognisable.
-
-    Migration splits instead of truncating, so no legacy text is cut.
-
-    >>> split_long("abcdef", 100)
-    ['abcdef']
-    >>> parts = split_long("x" * 100, 40)
-    >>> all(len(p) <= 40 for p in parts), parts[0].startswith("(part 1/6)")
-    (True, True)
-    """
+def _fitting_parts(content: str, *, raw: bool) -> list[str]:
+    """An entry that fits stays as it is; a longer one is split by the one splitter
+    (:mod:`nanomem.text.parts`), raw turns exactly as consolidation splits them."""
+    limit = RAW_PART_CHARS if raw else ENTRY_MAX_CHARS
     if len(content) <= limit:
         return [content]
-    room = limit - len(f"{prefix}(part 999999/999999)\n")
-    if room <= 0:
-        raise ValueError(f"limit {limit} is too small to split into marked parts")
-    chunks = [content[i : i + room] for i in range(0, len(content), room)]
-    total = len(chunks)
-    return [f"{prefix}(part {i}/{total})\n{chunk}" for i, chunk in enumerate(chunks, start=1)]
+    return split_raw(content, limit) if raw else split_parts(content, limit)
 
 
 def plan_migration(text: str, *, base: int, now: str) -> list[HistoryEntry]:
@@ -151,8 +138,7 @@ def plan_migration(text: str, *, base: int, now: str) -> list[HistoryEntry]:
     """
     entries: list[HistoryEntry] = []
     for item in parse_legacy_history(text, default_timestamp=now):
-        prefix = "[RAW] " if item.kind == "raw" else ""
-        for part in split_long(redact(item.content).text, ENTRY_MAX_CHARS, prefix=prefix):
+        for part in _fitting_parts(redact(item.content).text, raw=item.kind == "raw"):
             cursor = base + len(entries) + 1
             entries.append(HistoryEntry(cursor, item.timestamp, part, kind=item.kind))
     return entries

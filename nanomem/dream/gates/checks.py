@@ -239,6 +239,18 @@ def check_corrections(proposal: Proposal, context: GateContext) -> str | None:
     return None
 
 
+def deletion_allowance(lines: int, share: float) -> int:
+    """How many of ``lines`` non-blank lines one Dream run may remove from a file: ``share`` of
+    them rounded down, but at least 1 when the share is above 0 (the one deletion rule: the
+    gate enforces it, the offline engine plans within it).
+
+    >>> deletion_allowance(7, 0.5), deletion_allowance(1, 0.5), deletion_allowance(7, 0.0)
+    (3, 1, 0)
+    """
+    allowed = int(share * lines + 1e-9)
+    return max(allowed, 1) if share > 0 and lines else allowed
+
+
 def check_deletion(proposal: Proposal, context: GateContext) -> str | None:
     """Over the whole run, the non-blank lines removed from the original file (as a multiset;
     a reworded line counts as removed) may not exceed ``config.max_deletion_share`` of its
@@ -247,9 +259,7 @@ def check_deletion(proposal: Proposal, context: GateContext) -> str | None:
     if not original:
         return None
     share = context.config.max_deletion_share
-    allowed = int(share * len(original) + 1e-9)
-    if share > 0:
-        allowed = max(allowed, 1)
+    allowed = deletion_allowance(len(original), share)
     removed = sum((Counter(original) - Counter(_stripped_lines(proposal.after))).values())
     if removed <= allowed:
         return None

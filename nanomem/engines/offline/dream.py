@@ -46,6 +46,7 @@ from datetime import date
 from typing import Any
 
 from nanomem.engines.chat import ChatResponse, ToolCall
+from nanomem.dream.gates.checks import deletion_allowance
 from nanomem.dream.gates.corrections import matches as permanent_correction_matches
 from nanomem.dream.gates.corrections import topics_of
 from nanomem.dream.gates.injection import find_injection
@@ -65,6 +66,7 @@ from nanomem.vocab import (
     CJK_RUN,
     FACT_MARKS,
     MEMORY_MD,
+    RAW_MARK,
     SKIP_MARK,
     SOUL_MD,
     STOP_WORDS,
@@ -247,7 +249,7 @@ def parse_facts(batch: Sequence[Any], *, default_day: str) -> list[Fact]:
     facts: list[Fact] = []
     for entry in batch:
         content = str(entry.content)
-        if getattr(entry, "kind", None) == "raw" or content.lstrip().startswith("[RAW]"):
+        if getattr(entry, "kind", None) == "raw" or content.lstrip().startswith(RAW_MARK):
             continue
         stamp = str(getattr(entry, "timestamp", ""))
         day = stamp[:10] if _DAY.match(stamp) else default_day
@@ -492,10 +494,7 @@ def _age_days(day: str, today: date) -> int:
 
 
 def _deletion_budget(text: str, share: float) -> int:
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines or share <= 0:
-        return 0
-    return max(1, int(share * len(lines) + 1e-9))
+    return deletion_allowance(sum(1 for line in text.splitlines() if line.strip()), share)
 
 
 
