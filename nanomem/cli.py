@@ -73,6 +73,10 @@ _EXAMPLES = {
         "exit codes: 0 forgotten (the sweep found nothing), 1 the sweep still finds it, "
         "2 refused or usage error"
     ),
+    "mcp": (
+        "examples:\n  nanomem -w ~/agent-ws mcp     # started by an MCP host, speaks on stdin/stdout\n"
+        "needs the optional SDK: pip install 'nanomem[mcp]'; see docs/integrations.md"
+    ),
 }
 
 
@@ -142,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-sessions", action="store_true", help="leave sessions/ as they are")
     p.add_argument("--include-pinned", action="store_true",
                    help="forget pinned lines too (refused otherwise)")
+    add("mcp", "MCP server over stdio: memory tools and the memory files for any MCP host")
     p = add("demo", "end-to-end run in a temporary workspace, offline")
     p.add_argument("--keep", action="store_true", help="keep the demo workspace afterwards")
     return parser
@@ -384,6 +389,21 @@ def cmd_forget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0 if receipt.ok else 1
 
 
+def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        import mcp.server.lowlevel  # noqa: F401  (the optional extra)
+    except ImportError as exc:
+        raise CommandError(
+            f"the MCP server needs the optional mcp SDK ({exc.name or 'mcp'} is not installed); "
+            "install it with: pip install 'nanomem[mcp]'"
+        ) from exc
+    from nanomem.mcp_server import serve
+
+    with _memory(args) as mem:
+        serve(mem)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from nanomem.demo import run_demo
 
@@ -401,6 +421,7 @@ _HANDLERS: dict[str, _Handler] = {
     "command": cmd_command,
     "watch": cmd_watch,
     "doctor": cmd_doctor,
+    "mcp": cmd_mcp,
     "demo": cmd_demo,
     "forget": cmd_forget,
 }
