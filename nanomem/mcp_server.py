@@ -3,8 +3,7 @@
 Any MCP host (Claude Desktop, Claude Code, Cursor, nanobot's MCP client …) starts it as a
 subprocess and gets these tools, each with a JSON schema and a plain-text result::
 
-    memory_search(query, k)        ranked hits from the memory files, the history and the archive
-    memory_context(budget, query)  the memory block for a prompt, within a token budget
+    memory_context(budget)         the memory block for a prompt, within a token budget
     memory_remember(text, mark)    append one fact to the history now, for the next Dream
     dream(dry_run)                 run Dream (single-flight: a second one answers "already running")
     dream_log(sha)                 the latest Dream commit, or any commit by sha
@@ -31,10 +30,9 @@ from typing import Any
 import jsonschema
 
 from nanomem import __version__, replies
-from nanomem.consolidate.run import MARKS
 from nanomem.errors import NanomemError, ToolError
 from nanomem.memory import Memory
-from nanomem.store.workspace import MEMORY_FILES
+from nanomem.vocab import FACT_MARKS, MEMORY_FILES
 
 log = logging.getLogger(__name__)
 
@@ -69,20 +67,11 @@ _SHA = {"type": "string", "minLength": 1, "maxLength": 64,
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
-        "memory_search",
-        "Search everything the user and the agent said and everything kept in memory (memory "
-        "files, history, archived turns). Returns ranked hits with their date and speaker.",
-        _schema({"query": {"type": "string", "minLength": 1, "description": "what to look for"},
-                 "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 8,
-                       "description": "how many hits"}}, ("query",)),
-    ),
-    ToolSpec(
         "memory_context",
-        "The memory block to put in a system prompt: the memory files, most relevant to "
-        "`query` first, within `budget` tokens; every cut is announced.",
+        "The memory block to put in a system prompt: the memory files within `budget` "
+        "tokens; every cut is announced.",
         _schema({"budget": {"type": "integer", "minimum": 1, "maximum": 1_000_000,
-                            "default": 1500, "description": "token budget of the block"},
-                 "query": {"type": "string", "description": "rank lines by this (optional)"}}),
+                            "default": 1500, "description": "token budget of the block"}}),
     ),
     ToolSpec(
         "memory_remember",
@@ -90,7 +79,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "the memory files. Mark it permanent (never expires), durable (the default), ephemeral "
         "(short-lived) or correction (replaces an earlier fact).",
         _schema({"text": {"type": "string", "minLength": 1, "description": "the fact"},
-                 "mark": {"type": "string", "enum": list(MARKS)}}, ("text",)),
+                 "mark": {"type": "string", "enum": list(FACT_MARKS)}}, ("text",)),
     ),
     ToolSpec(
         "dream",
@@ -124,12 +113,12 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
     """The arguments of a call to tool ``name``, checked against its schema, or
     :class:`~nanomem.errors.ToolError` saying what is wrong (pure).
 
-    >>> check_arguments("memory_search", {"query": "tea", "k": 3})
-    {'query': 'tea', 'k': 3}
-    >>> check_arguments("memory_search", {"k": 0})
+    >>> check_arguments("memory_remember", {"text": "Prefers tea.", "mark": "durable"})
+    {'text': 'Prefers tea.', 'mark': 'durable'}
+    >>> check_arguments("memory_context", {"budget": 0})
     Traceback (most recent call last):
     ...
-    nanomem.errors.ToolError: bad arguments at k: 0 is less than the minimum of 1; see the tool's input schema
+    nanomem.errors.ToolError: bad arguments at budget: 0 is less than the minimum of 1; see the tool's input schema
     """
     if name not in _BY_NAME:
         raise ToolError(
@@ -164,16 +153,8 @@ async def call_tool(memory: Memory, name: str, arguments: Any) -> ToolReply:
         )
 
 
-async def _search(memory: Memory, args: dict[str, Any]) -> ToolReply:
-    hits = memory.search(args["query"], k=args.get("k", 8))  # type: ignore[attr-defined]
-    return ToolReply(replies.render_hits(args["query"], hits))  # type: ignore[attr-defined]
-
-
 async def _context(memory: Memory, args: dict[str, Any]) -> ToolReply:
-    budget = args.get("budget", 1500)
-    if args.get("query"):
-        return ToolReply(memory.context(budget, query=args["query"]))  # type: ignore[call-arg]
-    return ToolReply(memory.context(budget))
+    return ToolReply(memory.context(args.get("budget", 1500)))
 
 
 async def _remember(memory: Memory, args: dict[str, Any]) -> ToolReply:
@@ -201,7 +182,6 @@ async def _status(memory: Memory, args: dict[str, Any]) -> ToolReply:
 
 
 _HANDLERS: dict[str, Callable[[Memory, dict[str, Any]], Awaitable[ToolReply]]] = {
-    "memory_search": _search,
     "memory_context": _context,
     "memory_remember": _remember,
     "dream": _dream,
@@ -265,7 +245,7 @@ def build_server(memory: Memory) -> Any:
 
     return Server(
         "nanomem", version=__version__,
-        instructions="Long-term memory of this workspace: search it, remember facts, run Dream.",
+        instructions="Long-term memory of this workspace: read it, remember facts, run and undo Dream.",
         on_list_tools=list_tools, on_call_tool=on_call,
         on_list_resources=list_resources, on_read_resource=on_read,
     )

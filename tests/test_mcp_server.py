@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -38,8 +39,8 @@ from tests.fakellm import FakeLLM  # noqa: E402
 
 pytestmark = pytest.mark.slow  # every test here starts a process or a server
 
-TOOLS = {"memory_search", "memory_context", "memory_remember", "dream", "dream_log",
-         "dream_restore", "memory_status"}
+TOOLS = {"memory_context", "memory_remember", "dream", "dream_log", "dream_restore",
+         "memory_status"}
 FACTS = "## Facts\n"
 
 
@@ -165,14 +166,12 @@ def test_mcp_server_answers_bad_arguments_with_the_clis_messages_and_keeps_servi
                                    "allowed ('force' was unexpected)"),
         ("memory_context", {"budget": -5}, "memory_context: error: bad arguments at budget: -5 "
                                            "is less than the minimum of 1"),
-        ("memory_search", {"query": ""}, "memory_search: error: bad arguments at query: '' "
-                                         "should be non-empty"),
         ("dream_log", {"sha": 12}, "dream_log: error: bad arguments at sha: 12 is not of type "
                                    "'string'"),
         ("dream_log", {"sha": "ffff"}, f"dream_log: error: {cli_message}"),
         ("dream_restore", {"sha": "ffff"}, f"dream_restore: error: {cli_message}"),
         ("forget_everything", {}, "forget_everything: error: unknown tool 'forget_everything'; "
-                                  "the tools are memory_search, memory_context"),
+                                  "the tools are memory_context, memory_remember"),
     ]
 
     async def main() -> None:
@@ -263,3 +262,36 @@ def test_nanomem_without_the_mcp_sdk_works_and_mcp_exits_2_naming_the_extra(
     assert codes == [0, 2] and loaded == []
     assert err.count("\n") == 1 and err.startswith("nanomem mcp: error: ")
     assert "pip install 'nanomem[mcp]'" in err
+
+
+@pytest.mark.skipif(not os.environ.get("NANOMEM_NANOBOT_PYTHON"),
+                    reason="set NANOMEM_NANOBOT_PYTHON to a python with nanobot-ai 0.3.5")
+def test_nanobots_mcp_client_registers_and_calls_the_tools(tmp_path: Path) -> None:
+    """nanobot-ai 0.3.5's own MCP wiring (its venv pins the SDK's 1.x client)."""
+    ws = init_ws(tmp_path)
+    config = {"tools": {"mcpServers": {"nanomem": {
+        "command": sys.executable, "args": ["-m", "nanomem", "-w", str(ws), "mcp"],
+        "env": {"PYTHONPATH": base_env()["PYTHONPATH"]}}}}}
+    script = (
+        "import asyncio, json, sys\n"
+        "from nanobot.config.schema import Config\n"
+        "from nanobot.agent.tools.mcp import connect_mcp_servers, _close_mcp_connections\n"
+        "from nanobot.agent.tools.registry import ToolRegistry\n"
+        "async def main():\n"
+        "    reg = ToolRegistry()\n"
+        "    conns = await connect_mcp_servers(Config.model_validate(json.loads(sys.argv[1]))"
+        ".tools.mcp_servers, reg)\n"
+        "    said = await reg.get('mcp_nanomem_memory_remember').execute(text='Prefers tea.')\n"
+        "    await _close_mcp_connections(conns)\n"
+        "    print(json.dumps([sorted(reg.tool_names), said]))\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.run([os.environ["NANOMEM_NANOBOT_PYTHON"], "-c", script, json.dumps(config)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**base_env(), "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    names, said = json.loads(proc.stdout.splitlines()[-1])
+    assert {f"mcp_nanomem_{name}" for name in TOOLS} <= set(names)
+    assert "mcp_nanomem_resource_USER_md" in names
+    assert said.startswith("**Remembered** as history entry 1")
+    assert history_lines(ws)[-1]["content"] == "- [durable] Prefers tea."
