@@ -30,7 +30,7 @@ from typing import Any
 import jsonschema
 
 from nanomem import __version__, replies
-from nanomem.errors import NanomemError, ToolError
+from nanomem.errors import CommandError, NanomemError
 from nanomem.memory import Memory
 from nanomem.vocab import FACT_MARKS, MEMORY_FILES
 
@@ -111,26 +111,26 @@ _VALIDATORS = {spec.name: jsonschema.Draft202012Validator(spec.schema) for spec 
 
 def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
     """The arguments of a call to tool ``name``, checked against its schema, or
-    :class:`~nanomem.errors.ToolError` saying what is wrong (pure).
+    :class:`~nanomem.errors.CommandError` saying what is wrong (pure).
 
     >>> check_arguments("memory_remember", {"text": "Prefers tea.", "mark": "durable"})
     {'text': 'Prefers tea.', 'mark': 'durable'}
     >>> check_arguments("memory_context", {"budget": 0})
     Traceback (most recent call last):
     ...
-    nanomem.errors.ToolError: bad arguments at budget: 0 is less than the minimum of 1; see the tool's input schema
+    nanomem.errors.CommandError: bad arguments at budget: 0 is less than the minimum of 1; see the tool's input schema
     """
     if name not in _BY_NAME:
-        raise ToolError(
+        raise CommandError(
             f"unknown tool {name!r}; the tools are {', '.join(spec.name for spec in TOOLS)}"
         )
     arguments = {} if arguments is None else arguments
     if not isinstance(arguments, dict):
-        raise ToolError(f"arguments must be an object, not {type(arguments).__name__}")
+        raise CommandError(f"arguments must be an object, not {type(arguments).__name__}")
     error = jsonschema.exceptions.best_match(_VALIDATORS[name].iter_errors(arguments))
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path)
-        raise ToolError(
+        raise CommandError(
             f"bad arguments{f' at {where}' if where else ''}: {error.message}; "
             "see the tool's input schema"
         )
@@ -198,10 +198,10 @@ def resource_uris() -> dict[str, str]:
 
 def read_resource(memory: Memory, uri: str) -> str:
     """The text of one memory file (empty when it does not exist yet), as the prompt block
-    reads it; :class:`~nanomem.errors.ToolError` for a URI that is not one of the three."""
+    reads it; :class:`~nanomem.errors.CommandError` for a URI that is not one of the three."""
     rel = resource_uris().get(uri)
     if rel is None:
-        raise ToolError(
+        raise CommandError(
             f"unknown resource {uri!r}; the resources are {', '.join(resource_uris())}"
         )
     return memory.read_files().get(rel, "")
@@ -235,7 +235,7 @@ def build_server(memory: Memory) -> Any:
     async def on_read(ctx: Any, params: Any) -> Any:
         try:
             text = read_resource(memory, str(params.uri))
-        except ToolError as exc:
+        except CommandError as exc:
             raise MCPError(types.INVALID_PARAMS, f"resources/read: error: {exc}") from exc
         except NanomemError as exc:
             raise MCPError(types.INTERNAL_ERROR, f"resources/read: error: {exc}") from exc
