@@ -21,8 +21,8 @@ A message says what failed, where, and what to do, for example
 Third-party exceptions are translated once, where they enter (httpx in ``engines/openai.py``,
 dulwich in ``versions/gitstore.py``), and chained with ``raise ... from exc``.
 
-Only the faces (``cli``, ``commands``) raise ``CommandError``. A tool call that Dream's gates
-refuse is not an exception: the reason goes back to the model as the tool result. A caller's
+Only the faces (``cli``, ``commands``, ``mcp_server``) raise ``CommandError``. A tool call
+that Dream's gates refuse is not an exception: the reason goes back to the model as the tool result. A caller's
 bug (a bad argument to a pure function, a ``KeyError`` in nanomem's own code) is a plain
 ``ValueError``/``KeyError``, never reported as a damaged file or repository.
 """
