@@ -316,3 +316,34 @@ def test_forget_cli_exit_codes_say_whether_the_sweep_found_it(workspace: Path) -
     assert (workspace / "notes.txt").exists()
     (workspace / "notes.txt").unlink()
     assert main(["-w", str(workspace), "forget", FACT], stdout=io.StringIO()) == 0
+
+
+def test_forget_keeps_an_append_made_while_it_runs(workspace: Path) -> None:
+    plant(workspace)
+    mem = memory(workspace)
+    appended: list[int] = []
+
+    def on_step(name: str) -> None:
+        if name == "journal":  # after the plan, before history is rewritten
+            appended.append(mem.history.append("- [durable] said during the forget"))
+
+    receipt = mem.forget(FACT, on_step=on_step)
+
+    history = _history(workspace)
+    assert receipt.status == "forgotten"
+    assert history[appended[0]]["content"] == "- [durable] said during the forget"
+    assert history[4]["kind"] == "forgotten"
+
+
+def test_forget_cli_refuses_a_pinned_line_with_exit_2(workspace: Path) -> None:
+    plant(workspace)
+    user = workspace / "USER.md"
+    user.write_text(user.read_text() + f"- {FACT} <!-- pin -->\n")
+    before = _without_locks(tree_hashes(workspace))
+    out = io.StringIO()
+
+    rc = main(["-w", str(workspace), "forget", FACT], stdout=out, stderr=io.StringIO())
+
+    assert rc == 2 and out.getvalue().startswith("**Refused:**")
+    assert _without_locks(tree_hashes(workspace)) == before  # not even a manual: commit
+    assert "--include-pinned" in out.getvalue() and "zanzibar" not in out.getvalue().lower()

@@ -134,15 +134,16 @@ def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, co
             "finished; rerun `nanomem forget` with the same pattern to finish it, or delete the "
             "file to give it up"
         )
+    files_only = _plan(workspace, matcher, options, None, None)
+    refused = _refused(files_only)
+    if refused:  # before anything is written, a manual: commit included
+        return replace(_receipt(files_only, "refused", clock), refused=refused)
     store = GitStore.open(workspace, config, clock=clock)
     try:
         redact_memory_files(workspace)
         store.commit_manual_if_dirty()  # hand edits are versioned first, then rewritten
         with FileLock(store.git_dir / "nanomem.lock"):
             plan = _plan(workspace, matcher, options, store.repo, store.git_dir)
-            refused = _refused(plan)
-            if refused:
-                return replace(_receipt(plan, "refused", clock), refused=refused)
             if plan.empty and journal is None:
                 hits = sweep(workspace, matcher, store.git_dir)
                 status = "nothing_found" if not hits else "incomplete"
