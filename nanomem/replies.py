@@ -414,7 +414,8 @@ def render_forget(receipt: Any, limit: int = 20) -> str:
     """
     lines = [_FORGET_HEADLINES.get(receipt.status, receipt.status)]
     for place, count in receipt.counts.items():
-        lines.append(f"- {place}: {count} line{'s' if count != 1 else ''}")
+        unit = "file" if place == "index" else "line"  # the derived index goes whole
+        lines.append(f"- {place}: {count} {unit}{'s' if count != 1 else ''}")
         lines += _capped(receipt.where.get(place, ()), limit, "  - ")
     git = receipt.where.get("git")
     if git:
