@@ -268,7 +268,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(status, out)
         return 0
-    print(replies.render_status_text(status), file=out)
+    _show(replies.render_status_text(status), out)
     return 0
 
 
@@ -292,7 +292,7 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(data, out)
     else:
-        print(replies.render_consolidation(data), file=out)
+        _show(replies.render_consolidation(data), out)
     return 1 if data.get("status") == "failed" else 0
 
 
@@ -308,7 +308,7 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(report, out)
     else:
-        print(replies.render_doctor(report), file=out)
+        _show(replies.render_doctor(report), out)
     return 0 if report["ok"] else 1
 
 
