@@ -238,6 +238,7 @@ def test_two_concatenated_history_files_hide_nothing_from_dream(
     (workspace / "memory" / ".dream_cursor").write_text("800\n")
     history = make_history(workspace)
     before = (workspace / "memory" / "history.jsonl").read_bytes()
+    assert history.order_problem() == "unsorted"
     with caplog.at_level(logging.WARNING):
         pending = history.read_since(history.read_dream_cursor())
     assert "cursors are out of order" in caplog.text
@@ -249,7 +250,7 @@ def test_two_concatenated_history_files_hide_nothing_from_dream(
     lines = [json.loads(x) for x in (workspace / "memory" / "history.jsonl").read_text().splitlines()]
     assert [x["cursor"] for x in lines] == list(range(1, 1102))
     assert lines[800]["renumbered_from"] == 1 and lines[800]["content"] == "e1"
-    assert history.pending_count() == 301
+    assert history.pending_count() == 301 and history.order_problem() is None
 
 
 def test_one_huge_cursor_at_the_end_does_not_make_compaction_move_everything(workspace: Path) -> None:

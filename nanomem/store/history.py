@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 from collections.abc import Callable, Generator, Iterable
 from contextlib import closing
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from nanomem.config import Config
 from nanomem.errors import HistoryError, StoreFileError
 from nanomem.store import compaction
 from nanomem.store.cursorfiles import read_cursor_file, write_cursor_file, write_cursor_hint
-from nanomem.store.historyorder import iter_in_order, rewrite_in_order, sample_order
+from nanomem.store.historyorder import iter_in_order, repair_file, sample_order
 from nanomem.store.fsutil import FileLock, atomic_write, fsync_dir, os_error_fix
 from nanomem.store.historyfile import (
     ENTRY_MAX_CHARS,
@@ -307,6 +306,15 @@ class History:
                 main.close()
             problems.emit()
 
+    def order_problem(self) -> str | None:
+        """``"unsorted"`` or ``"outlier"`` when cursors in ``history.jsonl`` are out of order
+        (64 probes, cached while the file is unchanged: cheap enough for ``status``)."""
+        handle = open_log(self.path)
+        if handle is None:
+            return None
+        with handle:
+            return self._order_problem(handle)
+
     def _order_problem(self, handle: BinaryIO) -> str | None:
         """``"unsorted"``/``"outlier"`` when cursors are out of order (a sampled check, cached
         while the file is unchanged), else ``None``. Warns once."""
@@ -341,20 +349,7 @@ class History:
         with handle:
             if self._order_problem(handle) is None:
                 return
-            fd, tmp = tempfile.mkstemp(prefix=".history.jsonl.", suffix=".tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    changed, top = rewrite_in_order(LineReader(handle, self.path, MalformedLines()), out)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
-        fsync_dir(self.path.parent)
+            changed, top = repair_file(self.path, LineReader(handle, self.path, MalformedLines()))
         self._order_cache = None
         logger.warning("%s: renumbered %d misplaced entries (now up to cursor %d; the old cursor "
                        "is kept as \"renumbered_from\"); nothing was dropped", self.path, changed, top)

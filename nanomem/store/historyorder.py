@@ -20,10 +20,14 @@ with 64 probes, :func:`renumber` gives every misplaced entry a cursor after the 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import BinaryIO, TypeVar
 
+from nanomem.store.fsutil import fsync_dir
 from nanomem.store.historyfile import HistoryEntry, LineReader
 
 OUTLIER_GAP = 1_000_000
@@ -135,3 +139,23 @@ def rewrite_in_order(reader: LineReader, out: BinaryIO) -> tuple[int, int]:
             out.write(raw if raw.endswith(b"\n") or entry is None else raw + b"\n")
         top = max(top, new or 0)
     return changed, top
+
+
+def repair_file(path: Path, reader: LineReader) -> tuple[int, int]:
+    """Replace ``path`` (read through ``reader``) by its renumbered copy: temp file, fsync,
+    rename, fsync of the directory. Returns :func:`rewrite_in_order`'s counts."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            counts = rewrite_in_order(reader, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(path.parent)
+    return counts
