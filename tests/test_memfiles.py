@@ -200,3 +200,24 @@ def test_memfiles_git_layer_never_rewrites_the_working_tree(workspace: Path) -> 
 
     after = {rel: data for rel, data in _tree(workspace).items() if not rel.startswith(".git")}
     assert after == {rel: data for rel, data in before.items() if not rel.startswith(".git")}
+
+
+def test_memfiles_forget_never_reads_nor_writes_through_a_link_outside_the_workspace(
+    workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(SECRET_NOTES, "utf-8")
+    with Memory(workspace, clock=_clock) as mem:
+        mem.store  # the init: commit, before the link is made
+        _link_user_md(workspace, outside)
+        history = mem.workspace.history
+        mem.history.append("- [durable] the door code is 4471", kind="summary")
+        kept = history.read_bytes()
+
+        with pytest.raises(GitStoreError, match="outside the workspace"):
+            mem.forget("door code", dry_run=True)
+        with pytest.raises(GitStoreError, match="outside the workspace"):
+            mem.forget("door code")
+
+        assert outside.read_text("utf-8") == SECRET_NOTES
+        assert history.read_bytes() == kept

@@ -38,6 +38,7 @@ from nanomem.forget.match import Matcher
 from nanomem.store.fsutil import FileLock
 from nanomem.store.sessions import session_lock
 from nanomem.store.workspace import Workspace
+from nanomem.store.memfiles import read_memory_file
 from nanomem.vocab import MEMORY_FILES
 
 TOMBSTONE_KIND = "forgotten"
@@ -276,7 +277,10 @@ def places(*, include_pinned: bool, keep_sessions: bool,
 
 
 def read_file(workspace: Workspace, rel: str) -> bytes | None:
-    """The bytes of ``rel``, or None when it vanished."""
+    """The bytes of ``rel``, or None when it vanished (a memory file through the one reader and
+    its symlink policy)."""
+    if rel in MEMORY_FILES:
+        return read_memory_file(workspace, rel)
     try:
         return Path(workspace.path(rel)).read_bytes()
     except FileNotFoundError:

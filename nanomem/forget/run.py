@@ -39,7 +39,7 @@ from nanomem.forget.places import INDEX, FileEdit, Place, Scrubbed, places, read
 from nanomem.forget.receipt import ForgetReceipt
 from nanomem.forget.sweep import sweep, sweep_objects
 from nanomem.store.fsutil import FileLock, atomic_write
-from nanomem.store.memfiles import redact_memory_files, write_memory_files
+from nanomem.store.memfiles import memory_lock, redact_memory_files, write_memory_files
 from nanomem.store.workspace import Workspace
 from nanomem.vocab import MEMORY_FILES, is_pinned
 from nanomem.versions import rewrite
@@ -106,7 +106,7 @@ def run_forget(
     step = on_step or (lambda name: None)
     if options.dry_run:
         return _dry_run(workspace, matcher, options, clock)
-    with FileLock(workspace.dream_lock):
+    with memory_lock(workspace):  # the memory files' one writer lock
         return _real_run(workspace, matcher, options, config or Config(), clock, step)
 
 

@@ -16,7 +16,7 @@ atomically, and every link is checked before anything is written::
 Credentials a person typed into a memory file are redacted on disk here, once, before the
 files are versioned or shown to a model (:func:`redact_memory_files`), and the memory files'
 single writer lock (``memory/.dream.lock``: Dream, restore and ``manual:`` commits) is taken
-here (:func:`try_lock_memory`).
+here (:func:`memory_lock`, :func:`try_lock_memory`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,13 @@ from nanomem.vocab import MEMORY_FILES, check_link_target
 log = logging.getLogger(__name__)
 
 
+def memory_lock(workspace: Workspace) -> FileLock:
+    """The memory files' writer lock (``memory/.dream.lock``), not yet taken: ``with
+    memory_lock(ws):`` waits for it (up to the lock timeout); Dream, restore, ``manual:``
+    commits and forget all take this one lock, and only through this module."""
+    return FileLock(workspace.dream_lock)
+
+
 def try_lock_memory(workspace: Workspace) -> FileLock | None:
     """Take the memory files' writer lock without waiting; the held lock, or None when another
     writer (a Dream, a restore, a ``manual:`` commit, maybe in another process) holds it.
@@ -45,7 +52,7 @@ def try_lock_memory(workspace: Workspace) -> FileLock | None:
     True
     >>> lock.release()
     """
-    lock = FileLock(workspace.dream_lock)
+    lock = memory_lock(workspace)
     return lock if lock.acquire(blocking=False) else None
 
 
@@ -85,7 +92,7 @@ def read_memory_files(
     files: dict[str, bytes] = {}
     for rel in MEMORY_FILES:
         try:
-            data = _read_one(workspace, rel)
+            data = read_memory_file(workspace, rel)
         except GitStoreError as exc:
             if refused is None:
                 raise
@@ -96,7 +103,8 @@ def read_memory_files(
     return files
 
 
-def _read_one(workspace: Workspace, rel: str) -> bytes | None:
+def read_memory_file(workspace: Workspace, rel: str) -> bytes | None:
+    """The bytes of one memory file (None when absent), under the symlink policy."""
     path = workspace.path(rel)
     if not path.exists() and not path.is_symlink():
         return None
