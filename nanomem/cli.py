@@ -77,6 +77,10 @@ _EXAMPLES = {
         "examples:\n  nanomem -w ~/agent-ws mcp     # started by an MCP host, speaks on stdin/stdout\n"
         "needs the optional SDK: pip install 'nanomem[mcp]'; see docs/integrations.md"
     ),
+    "search": (
+        'examples:\n  nanomem search "support group"\n  nanomem search 北京 -k 3 --json\n'
+        '  nanomem search "dentist" --since 2026-05-01 --source archive'
+    ),
 }
 
 
@@ -132,6 +136,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = add("restore", "list versions, or restore files to before SHA (same as /dream-restore)")
     p.add_argument("sha", nargs="?", metavar="SHA")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("search", "search the memory files, the history and every archived turn")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("-k", type=int, default=8, metavar="N", help="how many results (default 8)")
+    p.add_argument("--since", default=None, metavar="YYYY-MM-DD", help="said on or after")
+    p.add_argument("--until", default=None, metavar="YYYY-MM-DD", help="said on or before")
+    p.add_argument("--source", action="append", default=None, choices=("file", "history", "archive"),
+                   help="only this source (repeatable)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = add("command", "route any slash command and print its reply")
     p.add_argument("text", metavar='"/command args"')
@@ -410,6 +422,21 @@ def cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return run_demo(out, keep=args.keep)
 
 
+def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with _memory(args) as mem:
+        try:
+            hits = mem.search(args.query, k=args.k, since=args.since, until=args.until,
+                              sources=args.source)
+        except ValueError as exc:  # a bad -k, --since or --until: a usage error
+            raise CommandError(str(exc)) from exc
+    if args.json:
+        _print_json([hit.to_json() for hit in hits], out)
+        return 0
+    print(replies.render_hits(args.query, hits) if hits else
+          f"nothing found for {args.query!r}", file=out)
+    return 0
+
+
 _HANDLERS: dict[str, _Handler] = {
     "init": cmd_init,
     "status": cmd_status,
@@ -424,6 +451,7 @@ _HANDLERS: dict[str, _Handler] = {
     "mcp": cmd_mcp,
     "demo": cmd_demo,
     "forget": cmd_forget,
+    "search": cmd_search,
 }
 
 

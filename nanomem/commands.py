@@ -9,6 +9,7 @@ One router serves every host (DESIGN §8)::
     /memory                  status: cursors, pending entries, file sizes, last Dream
     /remember [mark] TEXT    append a fact to history now, for the next Dream
     /forget [--dry-run] TEXT remove every line holding TEXT everywhere, git history included
+    /recall QUERY            search everything remembered: memory files, history, past turns
 
 Anything else, plain text and unknown slash commands alike, parses to ``None`` so that the
 host agent handles it:
@@ -42,8 +43,10 @@ COMMANDS: Mapping[str, str] = {
     "memory": "/memory",
     "remember": "/remember [permanent|durable|ephemeral|correction] TEXT",
     "forget": "/forget [--dry-run] TEXT",
+    "recall": "/recall QUERY",
 }
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
+RECALL_K = 8
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,11 @@ def parse_command(text: str) -> Command | None:
             raise CommandError(f"`/forget` needs the text to forget; {usage}, e.g. "
                                "`/forget my old address`")
         return Command(name, dry_run=dry_run, text=text)
+    if name == "recall":
+        if not args:
+            raise CommandError(f"`/recall` needs something to look for; {usage}, e.g. "
+                               "`/recall dentist appointment`")
+        return Command(name, text=text.strip().split(None, 1)[1])
     if name == "dream-prompt":
         if args not in ([], ["init"]):
             raise CommandError(f"`/dream-prompt` takes only `init`; {usage}")
@@ -136,6 +144,8 @@ async def run_command(memory: Memory, command: Command) -> str:
                 return replies.render_prompt_init(path, created)
             text, source = memory.dream_prompt()
             return replies.render_prompt(text, source)
+        if command.name == "recall" and command.text is not None:
+            return replies.render_hits(command.text, memory.search(command.text, k=RECALL_K))
         if command.name == "remember":
             return replies.render_remembered(memory.remember(command.text or ""))
         return replies.render_status(memory.status(), usages=list(COMMANDS.values()))

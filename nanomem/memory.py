@@ -26,8 +26,10 @@ The facade renders nothing: it returns records, and the faces (:mod:`nanomem.com
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import logging
+import re
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -40,23 +42,30 @@ from nanomem.config import Config, load_config
 from nanomem.consolidate.run import consolidate
 from nanomem.consolidate.facts import parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
-from nanomem.text.context import render_context
+from nanomem.text.context import PendingEntry, RecalledTurn, render_context, render_snippet
 from nanomem.dream.run import builtin_instructions, run_dream
-from nanomem.errors import ConfigError, DreamError, GitStoreError, ShaError, WorkspaceError
+from nanomem.errors import ConfigError, DreamError, GitStoreError, NanomemError, ShaError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt, find_moved
 from nanomem.forget.run import ForgetOptions, run_forget
 from nanomem.store.fsutil import atomic_write
 from nanomem.versions.commits import RestoreResult
 from nanomem.versions.gitstore import GitStore, locate_git_dir
+from nanomem.store.archive import Archive
 from nanomem.store.history import History
+from nanomem.search.index import SearchIndex
+from nanomem.search.rank import SOURCES, Hit
+from nanomem.search.terms import plan_words
+from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
 from nanomem.engines.notes import read_provider_notes
 from nanomem.engines.registry import make_engine
-from nanomem.store.workspace import MEMORY_FILES, Workspace
+from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+RECALL_HITS = 24  # hits a query-aware context() asks the index for
+_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2})?$")
 
 
 def _local_now() -> datetime:
@@ -183,6 +192,8 @@ class Memory:
             clock=self.clock,
             dream_cursor_fallback=self._dream_cursor_from_git,
         )
+        self.archive = Archive(self.workspace, clock=self.clock)
+        self._index: SearchIndex | None = None
 
     @property
     def engine(self) -> ChatModel:
@@ -212,10 +223,68 @@ class Memory:
         return self.store.last_dream_cursor()
 
     def close(self) -> None:
-        """Release the repository handle."""
+        """Release the repository and index handles."""
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    @property
+    def index(self) -> SearchIndex:
+        """The derived search index (``memory/index.sqlite3``), opened on first use."""
+        with self._parts_lock:
+            if self._index is None:
+                self._index = SearchIndex(self.workspace, history=self.history, archive=self.archive)
+            return self._index
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 8,
+        since: str | None = None,
+        until: str | None = None,
+        sources: Sequence[str] | None = None,
+    ) -> list[Hit]:
+        """The ``k`` best matches for ``query`` among the memory-file lines, the history and
+        the archived turns, best first (docs/recall.md has the ranking).
+
+        ``since`` / ``until`` (``YYYY-MM-DD`` or ``YYYY-MM-DD HH:MM``, inclusive) keep only what
+        was said in that span (memory-file lines have no date and drop out); ``sources`` picks
+        among ``file``, ``history`` and ``archive``. The index is updated first, in proportion
+        to what is new; a missing or damaged index is rebuilt with a warning.
+
+        >>> [h.text for h in Memory("ws").search("support group", k=1)]  # doctest: +SKIP
+        ['I went to a support group yesterday.']
+        """
+        if not isinstance(query, str):
+            raise ValueError(f"search needs a query string, not {type(query).__name__}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"search needs k >= 1, not {k!r}")
+        unknown = [s for s in (sources or ()) if s not in SOURCES]
+        if unknown:
+            raise ValueError(f"unknown search source {unknown[0]!r}; use one of {', '.join(SOURCES)}")
+        for label, value in (("since", since), ("until", until)):
+            if value is not None and not _DAY.match(str(value)):
+                raise ValueError(f"search {label} {value!r} is not a date; use YYYY-MM-DD "
+                                 "or 'YYYY-MM-DD HH:MM'")
+        return self.index.search(query, k=k, since=since, until=until, sources=sources)
+
+    def agent_tools(self) -> list[dict[str, Any]]:
+        """OpenAI-format tool definitions (``memory_search``) to hand to the host's model.
+
+        >>> [t["function"]["name"] for t in Memory("ws").agent_tools()]  # doctest: +SKIP
+        ['memory_search']
+        """
+        return copy.deepcopy(list(AGENT_TOOLS))
+
+    def call_agent_tool(self, name: str, arguments: str | Mapping[str, Any] | None) -> str:
+        """Run one tool call of the model (``arguments`` as the JSON string the model sent, or
+        a dict); returns the tool result text. Bad arguments or an unknown tool give a JSON
+        ``{"error": …}`` the model can act on, never an exception."""
+        return run_agent_tool(self.search, name, arguments)
 
     def __enter__(self) -> "Memory":
         return self
@@ -259,6 +328,7 @@ class Memory:
             memory_context=memory_context,
             tools=tuple(tools),
             clock=self.clock,
+            archive=self.archive,
         )
 
     def consolidate(self, session: str | Path | Any, **kwargs: Any) -> Any:
@@ -305,7 +375,7 @@ class Memory:
         return await record_turn(
             path, session_key, messages, history=self.history, engine=self.engine,
             config=self.config, clock=clock, system_prompt=system_prompt,
-            memory_context=memory_context, tools=tuple(tools),
+            memory_context=memory_context, tools=tuple(tools), archive=self.archive,
         )
 
     def record_turn(
@@ -510,19 +580,45 @@ class Memory:
             log.warning("%s; it is left out of the memory block", reason)
         return {rel: data.decode("utf-8", errors="replace") for rel, data in files.items()}
 
-    def context(self, budget_tokens: int) -> str:
+    def context(self, budget_tokens: int, query: str | None = None) -> str:
         """The memory block for a system prompt, at most ``budget_tokens`` tokens.
 
-        Each file sits under a header like ``## USER.md 640/6,000 chars``. When lines must go,
-        pinned lines are the last to be left out; kept lines stay in file order, and every
-        omission is announced (:func:`nanomem.text.context.render_context`).
+        Each file sits under a header like ``## USER.md 640/6,000 chars``, followed by the
+        history entries Dream has not processed yet and, with a ``query`` (what the person is
+        asking now), the turns recalled for it as ``[2026-05-08] user: …``. What does not fit
+        is announced; the priority is pinned lines, the file lines most relevant to ``query``
+        (file order without one), pending entries newest first, then recalled turns
+        (docs/recall.md). Without a query the search index is not opened.
 
-        >>> print(Memory("ws").context(800))  # doctest: +SKIP
+        >>> print(Memory("ws").context(800, query="when is the dentist?"))  # doctest: +SKIP
         ## SOUL.md 212/4,000 chars
         ...
         """
         caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
-        return render_context(self.read_files(), caps, budget_tokens)
+        files = self.read_files()
+        dream_cursor = self.history.read_dream_cursor()
+        entries = self.history.read_since(dream_cursor)
+        pending = [PendingEntry(e.timestamp, e.content) for e in reversed(entries)]
+        if query is None or not query.strip():
+            return render_context(files, caps, budget_tokens, pending=pending, skip=template_lines())
+        try:
+            hits = self.index.search(query, k=RECALL_HITS)
+        except NanomemError as exc:
+            log.warning("context: recall skipped: %s", exc)
+            hits = []
+        relevance: dict[str, dict[int, float]] = {}
+        recalled: list[RecalledTurn] = []
+        later: list[RecalledTurn] = []
+        words = plan_words(query)
+        for hit in hits:
+            if hit.source == "file" and hit.path is not None and hit.line is not None:
+                relevance.setdefault(hit.path, {})[hit.line - 1] = hit.score
+            elif hit.source == "archive":
+                recalled.append(RecalledTurn(hit.date, hit.speaker, render_snippet(hit.text, words)))
+            elif hit.cursor is not None and hit.cursor <= dream_cursor:
+                later.append(RecalledTurn(hit.date, "history", render_snippet(hit.text, words)))
+        return render_context(files, caps, budget_tokens, relevance=relevance, pending=pending,
+                              recalled=recalled + later, skip=template_lines())
 
     def dream_prompt(self) -> tuple[str, str]:
         """The active Dream instructions and where they come from

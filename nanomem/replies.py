@@ -445,3 +445,31 @@ def _capped(items: Sequence[str], limit: int, prefix: str) -> list[str]:
     if len(items) > limit:
         shown.append(f"{prefix}… and {len(items) - limit} more")
     return shown
+def render_hit(hit: Any, width: int = 300) -> str:
+    """One search hit on one line: when, who or where, and the text (cut to ``width``).
+
+    >>> from nanomem.search.rank import Hit
+    >>> render_hit(Hit("a:1", "archive", "We painted\\na sunrise.", 1.0, "2026-05-08 14:03", role="user"))
+    '[2026-05-08 14:03] user: We painted a sunrise.'
+    >>> render_hit(Hit("f:1", "file", "- Lives in Porto", 2.0, path="USER.md", line=4))
+    'USER.md:4: - Lives in Porto'
+    """
+    text = " ".join(hit.text.split())
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    if hit.source == "file":
+        return f"{hit.path}:{hit.line}: {text}"
+    when = f"[{hit.timestamp}] " if hit.timestamp else ""
+    who = f"history #{hit.cursor}" if hit.source == "history" else hit.speaker
+    return f"{when}{who}: {text}"
+
+
+def render_hits(query: str, hits: Sequence[Any]) -> str:
+    """The reply of ``/recall QUERY``."""
+    if not hits:
+        return (f"**Nothing found for** `{query}`.\nTry other words; names, places and dates "
+                "work best.")
+    lines = [f"**Recall** `{query}`: {len(hits)} best {'match' if len(hits) == 1 else 'matches'}"]
+    lines.extend(f"- {render_hit(hit)}" for hit in hits)
+    return "\n".join(lines)
+

@@ -215,8 +215,10 @@ def test_recall_harness_scores_tiny_conversation_end_to_end(tmp_path):
     questions = {q.id: q for q in conv.questions}
     with Memory(root, config=recall_config(root, TINY_WINDOW)) as memory:
         plain = {b: memory.context(b) for b in (1000, 2000)}
+        asked = {q.id: {b: len(memory.context(b, query=q.question)) for b in (1000, 2000)}
+                 for q in conv.questions}  # BM25 gets the characters of the block it faces
     for row in rows:
-        assert row.chars == {b: len(text) for b, text in plain.items()}
+        assert row.chars == asked[row.question]
         # the whole tiny conversation fits in that many characters, so raw BM25 holds it all
         assert row.metrics["bm25@1000"] == row.metrics["bm25@2000"] == 1.0
         q = questions[row.question]

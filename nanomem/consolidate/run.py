@@ -37,6 +37,7 @@ from nanomem.consolidate.budget import (
 from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, engine_session
 from nanomem.config import Config
 from nanomem.errors import HistoryError, ProviderError
+from nanomem.store.archive import Archive
 from nanomem.store.sessions import (
     Session,
     format_messages,
@@ -239,6 +240,7 @@ async def consolidate(
     session: Path | str | Session, *, history: Any, engine: ChatModel, config: Config,
     system_prompt: str = "", memory_context: str = "", tools: Sequence[dict[str, Any]] = (),
     clock: Callable[[], datetime] | None = None, calibration: tokens.Calibration | None = None,
+    archive: Archive | None = None,
 ) -> ConsolidationResult:
     """Archive the oldest turns of a session when its prompt exceeds ``config.budget``.
 
@@ -246,12 +248,15 @@ async def consolidate(
     loaded :class:`Session` (nothing is saved: read the advanced session from the returned
     ``result.session``). ``history`` is a :class:`nanomem.store.history.History`. ``calibration``
     defaults to the one learned from this session's earlier requests (its metadata).
+    ``archive`` (a :class:`nanomem.store.archive.Archive`) receives each archived chunk's
+    messages verbatim, before the history entries and before ``last_consolidated`` moves.
 
         result = await consolidate(ws / "sessions/cli.jsonl", history=history,
                                    engine=OfflineEngine(), config=config)
         result.status        # 'under_budget', 'archived', 'failed', ...
     """
-    runner = _Run(session, history=history, engine=engine, config=config, clock=clock or datetime.now)
+    runner = _Run(session, history=history, engine=engine, config=config, clock=clock or datetime.now,
+                  archive=archive)
     if calibration is not None:
         runner.calibration = calibration
     async with engine_session(engine):  # one connection for every round
@@ -269,7 +274,7 @@ class _Run:
 
     def __init__(
         self, session: Path | str | Session, *, history: Any, engine: ChatModel,
-        config: Config, clock: Callable[[], datetime],
+        config: Config, clock: Callable[[], datetime], archive: Archive | None = None,
     ) -> None:
         if isinstance(session, Session):
             self.path: Path | None = None
@@ -278,6 +283,7 @@ class _Run:
             self.path = Path(session)
             self.session = load_session(self.path)
         self.history = history
+        self.archive = archive
         self.engine = engine
         self.config = config
         self.clock = clock
@@ -414,6 +420,10 @@ class _Run:
             session = session.with_metadata(**{CALIBRATION_KEY: self.learned.to_dict()})
         if failure is not None:
             return replace(session, updated_at=stamp).with_metadata(**{FAILURE_KEY: failure})
+        if self.archive is not None:  # the words themselves, before anything moves
+            start = session.last_consolidated
+            self.archive.append_messages(session.messages[start:end], session_key=session.key,
+                                         start=start, chunk=fingerprint(session.messages[start:end]))
         if entries:  # the append must succeed before the offset moves
             self.cursors.extend(self.history.append_many(
                 list(entries), session_key=session.key, kind=kind, chunk=self.chunk_tag))

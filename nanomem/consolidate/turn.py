@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from nanomem.config import Config
+from nanomem.store.archive import Archive
 from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.engines.chat import ChatModel
 from nanomem.errors import WorkspaceError
@@ -116,12 +117,14 @@ async def record_turn(
     system_prompt: str = "",
     memory_context: str = "",
     tools: Sequence[dict[str, Any]] = (),
+    archive: Archive | None = None,
 ) -> TurnResult:
     """Append ``messages`` to the session file ``path`` (created with key ``session_key``),
     then consolidate it when its next prompt would exceed ``config.budget``.
 
     Safe across processes: the append and the Consolidator's save share the session lock, and
-    the Consolidator archives a chunk only if the file still holds it unarchived.
+    the Consolidator archives a chunk only if the file still holds it unarchived. ``archive``
+    receives the archived chunks verbatim (see :func:`~nanomem.consolidate.run.consolidate`).
     """
     turn = check_turn(messages)
     if not turn:  # nothing to do: no file is touched
@@ -132,7 +135,7 @@ async def record_turn(
     session = append_messages(path, turn, key=session_key, clock=clock)
     result: ConsolidationResult = await consolidate(
         path, history=history, engine=engine, config=config, system_prompt=system_prompt,
-        memory_context=memory_context, tools=tools, clock=clock,
+        memory_context=memory_context, tools=tools, clock=clock, archive=archive,
     )
     after = result.session if result.session is not None else session
     status = {"archived": "archived", "failed": "failed"}.get(result.status, "recorded")

@@ -82,6 +82,32 @@ def os_error_fix(exc: OSError) -> str:
     if exc.errno in (errno.EPERM, errno.EACCES, errno.EROFS):
         return "make the file writable (chmod u+w; chattr -i for an immutable file)"
     return "check the disk and the file's permissions"
+def append_durably(path: Path, payload: bytes) -> None:
+    """Append ``payload`` to ``path`` in one ``write`` on an ``O_APPEND`` descriptor, then fsync.
+
+    The caller holds the file's lock. When the file ends in a torn line (a crash mid-write) the
+    payload starts on a fresh line, so the torn fragment stays one malformed line that readers
+    skip. If the write fails the file is truncated back to its old size and ``OSError`` is
+    raised: all of ``payload`` or none of it.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size > 0:
+            os.lseek(fd, size - 1, os.SEEK_SET)
+            if os.read(fd, 1) != b"\n":
+                payload = b"\n" + payload
+        written = 0
+        try:
+            while written < len(payload):
+                written += os.write(fd, payload[written:])
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, size)
+            raise
+    finally:
+        os.close(fd)
 
 
 def fsync_dir(directory: Path) -> None:

@@ -6,6 +6,8 @@ A workspace is a plain directory (DESIGN §1)::
     memory/history.jsonl                     the append-only archive
     memory/.cursor, memory/.dream_cursor     the write cursor and the dream cursor
     sessions/<name>.jsonl                    optional session store (see Workspace.session_path)
+    memory/archive/archive-NNNNNN.jsonl      the verbatim archive of every archived turn
+    memory/index.sqlite3                     the derived search index (rebuildable)
     prompts/dream.md                         optional Dream instructions
     nanomem.toml                             optional configuration
 
@@ -17,6 +19,7 @@ A workspace is a plain directory (DESIGN §1)::
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import shutil
 from dataclasses import dataclass
@@ -106,6 +109,21 @@ class Workspace:
         return self.path(vocab.PROVIDER_NOTES)
 
     @property
+    def archive_dir(self) -> Path:
+        """The verbatim archive's segments (``archive-000001.jsonl`` …)."""
+        return self.memory_dir / "archive"
+
+    @property
+    def archive_lock(self) -> Path:
+        """Lock of archive appends."""
+        return self.archive_dir / ".lock"
+
+    @property
+    def index(self) -> Path:
+        """The derived search index (SQLite FTS5); rebuilt from the files when missing."""
+        return self.memory_dir / "index.sqlite3"
+
+    @property
     def sessions_dir(self) -> Path:
         return self.path(vocab.SESSIONS_DIR)
 
@@ -147,6 +165,25 @@ class Workspace:
     def memory_paths(self) -> dict[str, Path]:
         """``{"SOUL.md": Path, "USER.md": Path, "memory/MEMORY.md": Path}``."""
         return {rel: self.path(rel) for rel in MEMORY_FILES}
+
+
+@functools.lru_cache(maxsize=1)
+def template_lines() -> frozenset[str]:
+    """The explanatory lines the template's memory files hold for people ("Dream keeps this
+    file…"), stripped; headings and blank lines excluded. They never go into a prompt or the
+    search index. Empty when the template cannot be found."""
+    try:
+        source = template_dir()
+    except WorkspaceError:
+        return frozenset()
+    lines: set[str] = set()
+    for rel in MEMORY_FILES:
+        path = source.joinpath(*rel.split("/"))
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip() and not line.lstrip().startswith("#"):
+                    lines.add(line.strip())
+    return frozenset(lines)
 
 
 def init_workspace(root: Path) -> list[str]:

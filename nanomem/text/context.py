@@ -11,35 +11,64 @@ reading the prompt) can see how full each file is::
     ## Facts
     - Allergic to peanuts <!-- pin -->
 
+After the files come, when there are any, the history entries Dream has not processed yet
+(``## Recent history …``) and the turns recalled for the current query (``## Recalled …``,
+one per line as ``[2026-05-08] Ana (user): …``), so the model can answer "when" and "who".
+
 The block never exceeds ``budget_tokens`` (as :func:`nanomem.text.tokens.estimate_text` counts).
-When lines must go, the choice is made in this order, and every cut is announced:
+When something must go, the choice is made in this order, and every cut is announced:
 
-1. the usage header of each file, and room for an omission note;
-2. pinned lines (ending in ``<!-- pin -->``, any spacing: :func:`nanomem.vocab.is_pinned`) of
-   every file;
-3. markdown headings;
-4. the other lines, in file order, taken round-robin across the files so that no file
-   starves the others.
+1. the usage header of each file and of each section, and room for the omission notes;
+2. pinned lines of every file (:func:`nanomem.vocab.is_pinned`), then markdown headings;
+3. without ``relevance``: the other lines in file order, round-robin across the files so that no
+   file starves the others; with ``relevance`` (a query was given): the lines that match it,
+   most relevant first;
+4. the pending history entries, newest first (with a query, at most half of what is left);
+5. the recalled turns, best first;
+6. with a query, the other file lines, in file order.
 
-Kept lines are shown in their original order. A file that lost lines ends with a visible note
-such as ``… 12 lines omitted to fit the budget; see memory/MEMORY.md``; nothing is cut silently.
+Kept lines are shown in their original order. A file that lost lines ends with a note such as
+``… 12 lines omitted to fit the budget; see memory/MEMORY.md``; the sections say how many entries
+or turns they left out. Lines listed in ``skip`` (the template's explanations written for
+people) never appear and are not counted as cut.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from nanomem.text.redact import redact_for_model
 from nanomem.text.tokens import estimate_text
 from nanomem.vocab import is_pinned
 
+PENDING_HEADER = "## Recent history (not yet in the files; oldest first)"
+RECALL_HEADER = "## Recalled from earlier conversations (best match first)"
+SNIPPET_CHARS = 400
+
+
+@dataclass(frozen=True)
+class PendingEntry:
+    """A history entry Dream has not processed yet."""
+
+    timestamp: str
+    text: str
+
+
+@dataclass(frozen=True)
+class RecalledTurn:
+    """A turn (or history entry) found for the query: when, who, what."""
+
+    date: str
+    speaker: str
+    text: str
+
 
 @dataclass(frozen=True)
 class _Line:
     index: int
     text: str
-    tier: int  # 0 pinned, 1 heading, 2 other
+    tier: int  # 0 pinned, 1 heading, 2 other, -1 template text (never shown)
 
 
 def render_usage(rel_path: str, chars: int, cap: int) -> str:
@@ -61,41 +90,200 @@ def render_omission(rel_path: str, omitted: int) -> str:
     return f"… {omitted} {noun} omitted to fit the budget; see {rel_path}"
 
 
-def render_context(files: Mapping[str, str], caps: Mapping[str, int], budget_tokens: int) -> str:
-    """Render ``files`` (relative path -> text) as one prompt block within ``budget_tokens``.
+def render_recalled(turn: RecalledTurn) -> str:
+    """One recalled turn on one line.
 
-    ``caps`` gives each file's character cap for its usage header (a missing cap shows as 0).
-    An empty file is shown as ``(empty)``. Returns ``""`` when not even the headers fit.
+    >>> render_recalled(RecalledTurn("2026-05-08", "user", "We painted a\\nsunrise."))
+    '[2026-05-08] user: We painted a sunrise.'
+    """
+    when = f"[{turn.date}] " if turn.date else ""
+    return f"{when}{turn.speaker}: {' '.join(turn.text.split())}"
+
+
+def render_snippet(text: str, words: Sequence[str], width: int = SNIPPET_CHARS) -> str:
+    """``text`` on one line, cut to about ``width`` characters around the first of ``words``
+    it contains, with ``…`` where it was cut.
+
+    >>> render_snippet("a " * 300 + "kayak trip" + " b" * 300, ["kayak"], 20)
+    '… a a a a a kayak trip …'
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    lower = flat.lower()
+    found = [p for p in (lower.find(w.lower()) for w in words if w) if p >= 0]
+    start = max(0, min(found) - width // 2) if found else 0
+    start = min(start, len(flat) - width)
+    cut = flat[start:start + width].strip()
+    return ("… " if start > 0 else "") + cut + (" …" if start + width < len(flat) else "")
+
+
+def render_context(
+    files: Mapping[str, str],
+    caps: Mapping[str, int],
+    budget_tokens: int,
+    *,
+    relevance: Mapping[str, Mapping[int, float]] | None = None,
+    pending: Sequence[PendingEntry] = (),
+    recalled: Sequence[RecalledTurn] = (),
+    skip: frozenset[str] = frozenset(),
+) -> str:
+    """Render the memory block within ``budget_tokens`` (see the module docstring).
+
+    ``files`` maps a relative path to its text, ``caps`` gives each file's character cap for its
+    usage header (a missing cap shows as 0); an empty file shows as ``(empty)``. ``relevance``
+    maps a file to ``{0-based line index: score}`` for the lines that match the query;
+    ``pending`` is newest first; ``recalled`` best first. Returns ``""`` when not even the
+    headers fit.
 
     >>> render_context({"SOUL.md": "- Be brief.\\n"}, {"SOUL.md": 4000}, 100)
     '## SOUL.md 12/4,000 chars\\n- Be brief.'
     >>> render_context({"SOUL.md": "- Be brief.\\n"}, {"SOUL.md": 4000}, 0)
     ''
     """
-    if budget_tokens <= 0 or not files:
+    if budget_tokens <= 0 or not (files or pending or recalled):
         return ""
-    files = {rel: redact_for_model(text) for rel, text in files.items()}  # never into a prompt
-    parsed = {rel: _parse_lines(text) for rel, text in files.items()}
-    full = _assemble(files, caps, parsed, {rel: set(range(len(ls))) for rel, ls in parsed.items()})
+    block = _Block(files, caps, skip, pending, recalled)
+    everything = block.all_items()
+    full = block.assemble(set(everything))
     if estimate_text(full) <= budget_tokens:
         return full
-    chosen = _choose_lines(files, caps, parsed, budget_tokens)
+    chosen = block.choose(budget_tokens, relevance)
     while True:
-        text = _assemble(files, caps, parsed, {rel: set(idx) for rel, idx in chosen.items()})
-        if estimate_text(text) <= budget_tokens:
-            return text
-        if not _drop_last_choice(chosen, parsed):
+        text = block.assemble(set(chosen))
+        if estimate_text(text) <= budget_tokens or not chosen:
             break
-    skeleton = _assemble(files, caps, parsed, {rel: set() for rel in parsed})
-    return skeleton if estimate_text(skeleton) <= budget_tokens else ""
+        chosen.pop()
+    return text if estimate_text(text) <= budget_tokens else ""
 
 
-def _parse_lines(text: str) -> list[_Line]:
+_Item = tuple[str, str, int]  # ("file", rel, line index) | ("pending", "", i) | ("recall", "", i)
+
+
+class _Block:
+    """The parts of one prompt block and how they are chosen and assembled."""
+
+    def __init__(self, files: Mapping[str, str], caps: Mapping[str, int], skip: frozenset[str],
+                 pending: Sequence[PendingEntry], recalled: Sequence[RecalledTurn]) -> None:
+        self.files = {rel: redact_for_model(text) for rel, text in files.items()}  # never into a prompt
+        self.caps = caps
+        self.lines = {rel: _parse_lines(text, skip) for rel, text in self.files.items()}
+        self.pending = [f"[{e.timestamp}] {redact_for_model(e.text)}" if e.timestamp
+                        else redact_for_model(e.text) for e in pending]
+        self.recalled = [redact_for_model(render_recalled(turn)) for turn in recalled]
+
+    def all_items(self) -> list[_Item]:
+        items: list[_Item] = [("file", rel, ln.index) for rel, lines in self.lines.items()
+                              for ln in lines if ln.tier >= 0]
+        items += [("pending", "", i) for i in range(len(self.pending))]
+        items += [("recall", "", i) for i in range(len(self.recalled))]
+        return items
+
+    def assemble(self, kept: set[_Item]) -> str:
+        blocks = []
+        for rel, text in self.files.items():
+            lines = self.lines[rel]
+            out = [render_usage(rel, len(text), int(self.caps.get(rel, 0)))]
+            if not lines:
+                out.append("(empty)")
+            for line in lines:
+                if ("file", rel, line.index) in kept and (line.text.strip() or out[-1].strip()):
+                    out.append(line.text)  # blank lines left by skipped text collapse into one
+            omitted = sum(1 for ln in lines if ln.tier >= 0 and ln.text.strip()
+                          and ("file", rel, ln.index) not in kept)
+            if omitted:
+                out.append(render_omission(rel, omitted))
+            blocks.append("\n".join(out))
+        if self.pending:
+            kept_pending = [i for i in range(len(self.pending)) if ("pending", "", i) in kept]
+            out = [PENDING_HEADER, *(self.pending[i] for i in sorted(kept_pending, reverse=True))]
+            left = len(self.pending) - len(kept_pending)
+            if left:
+                noun = "entry" if left == 1 else "entries"
+                out.append(f"… {left} older {noun} omitted to fit the budget; see memory/history.jsonl")
+            blocks.append("\n".join(out))
+        if self.recalled:
+            kept_recall = [i for i in range(len(self.recalled)) if ("recall", "", i) in kept]
+            out = [RECALL_HEADER, *(self.recalled[i] for i in kept_recall)]
+            left = len(self.recalled) - len(kept_recall)
+            if left:
+                out.append(f"… {left} more recalled {'turn' if left == 1 else 'turns'} omitted "
+                           "to fit the budget")
+            if len(out) > 1:
+                blocks.append("\n".join(out))
+        return "\n\n".join(blocks)
+
+    def choose(self, budget: int, relevance: Mapping[str, Mapping[int, float]] | None) -> list[_Item]:
+        """Greedy choice in priority order; returns the chosen items, most important first."""
+        fixed = estimate_text(self.assemble(set())) + 4  # the loop in render_context trims any excess
+        left = budget - fixed
+        chosen: list[_Item] = []
+
+        def take(item: _Item) -> bool:
+            nonlocal left
+            cost = self._cost(item)
+            if cost > left:
+                return False
+            left -= cost
+            chosen.append(item)
+            return True
+
+        for tier in (0, 1):
+            for rel, lines in self.lines.items():
+                for line in lines:
+                    if line.tier == tier:
+                        take(("file", rel, line.index))
+        others = {rel: [ln for ln in lines if ln.tier == 2] for rel, lines in self.lines.items()}
+        later: dict[str, list[_Line]] = {rel: [] for rel in others}
+        if relevance is None:
+            _round_robin(others, take)
+        else:
+            scored = [(score, rel, ln.index) for rel, lines in others.items() for ln in lines
+                      if (score := relevance.get(rel, {}).get(ln.index, 0.0)) > 0]
+            for _, rel, index in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
+                take(("file", rel, index))
+            taken = set(chosen)
+            later = {rel: [ln for ln in lines if ("file", rel, ln.index) not in taken]
+                     for rel, lines in others.items()}
+        share = left if relevance is None or not self.recalled else left // 2
+        for i in range(len(self.pending)):
+            cost = self._cost(("pending", "", i))
+            if cost <= share and take(("pending", "", i)):
+                share -= cost
+        for i in range(len(self.recalled)):
+            take(("recall", "", i))
+        _round_robin(later, take)
+        return chosen
+
+    def _cost(self, item: _Item) -> int:
+        kind, rel, index = item
+        if kind == "file":
+            text = self.lines[rel][index].text
+            return estimate_text(text + "\n") if text.strip() else 1
+        text = self.pending[index] if kind == "pending" else self.recalled[index]
+        return estimate_text(text + "\n")
+
+
+def _round_robin(queues: Mapping[str, list[_Line]], take: Callable[[_Item], bool]) -> None:
+    pending = {rel: list(lines) for rel, lines in queues.items()}
+    active = [rel for rel in pending if pending[rel]]
+    while active:
+        still = []
+        for rel in active:
+            line = pending[rel].pop(0)
+            if take(("file", rel, line.index)) and pending[rel]:
+                still.append(rel)
+        active = still
+
+
+def _parse_lines(text: str, skip: frozenset[str]) -> list[_Line]:
     lines = text.rstrip("\n").split("\n") if text.strip() else []
     parsed = []
     for index, line in enumerate(lines):
-        stripped = line.rstrip()
-        if is_pinned(stripped):
+        stripped = line.strip()
+        if stripped and stripped in skip:
+            tier = -1
+        elif is_pinned(stripped):
             tier = 0
         elif stripped.startswith("#"):
             tier = 1
@@ -103,81 +291,3 @@ def _parse_lines(text: str) -> list[_Line]:
             tier = 2
         parsed.append(_Line(index, line, tier))
     return parsed
-
-
-def _assemble(
-    files: Mapping[str, str],
-    caps: Mapping[str, int],
-    parsed: Mapping[str, list[_Line]],
-    kept: Mapping[str, set[int]],
-) -> str:
-    blocks = []
-    for rel, text in files.items():
-        lines = parsed[rel]
-        out = [render_usage(rel, len(text), int(caps.get(rel, 0)))]
-        if not lines:
-            out.append("(empty)")
-        out.extend(line.text for line in lines if line.index in kept[rel])
-        omitted = sum(1 for line in lines if line.index not in kept[rel] and line.text.strip())
-        if omitted:
-            out.append(render_omission(rel, omitted))
-        blocks.append("\n".join(out))
-    return "\n\n".join(blocks)
-
-
-def _choose_lines(
-    files: Mapping[str, str],
-    caps: Mapping[str, int],
-    parsed: Mapping[str, list[_Line]],
-    budget_tokens: int,
-) -> dict[str, list[int]]:
-    """Greedy choice by tier; returns, per file, the chosen line indexes in choice order."""
-    # Fixed cost: headers, block separators and a worst-case omission note for every file.
-    fixed = 0
-    for rel, text in files.items():
-        fixed += estimate_text(render_usage(rel, len(text), int(caps.get(rel, 0))) + "\n\n")
-        fixed += estimate_text(render_omission(rel, max(len(parsed[rel]), 1)) + "\n")
-    left = budget_tokens - fixed
-    chosen: dict[str, list[int]] = {rel: [] for rel in parsed}
-
-    def take(rel: str, line: _Line) -> bool:
-        nonlocal left
-        cost = estimate_text(line.text + "\n") if line.text.strip() else 1
-        if cost > left:
-            return False
-        left -= cost
-        chosen[rel].append(line.index)
-        return True
-
-    for tier in (0, 1):
-        for rel, lines in parsed.items():
-            for line in lines:
-                if line.tier == tier:
-                    take(rel, line)
-    queues = {rel: [ln for ln in lines if ln.tier == 2] for rel, lines in parsed.items()}
-    active = [rel for rel in parsed if queues[rel]]
-    while active:
-        still = []
-        for rel in active:
-            line = queues[rel].pop(0)
-            if take(rel, line) and queues[rel]:
-                still.append(rel)
-        active = still
-    return chosen
-
-
-def _drop_last_choice(chosen: dict[str, list[int]], parsed: Mapping[str, list[_Line]]) -> bool:
-    """Drop the least important chosen line (highest tier, last chosen); False if none left."""
-    best: tuple[int, int, str] | None = None
-    for rel, indexes in chosen.items():
-        if not indexes:
-            continue
-        idx = indexes[-1]
-        tier = parsed[rel][idx].tier
-        key = (tier, idx, rel)
-        if best is None or key > best:
-            best = key
-    if best is None:
-        return False
-    chosen[best[2]].pop()
-    return True

@@ -1,0 +1,446 @@
+"""The derived search index: ``memory/index.sqlite3``, SQLite FTS5 over everything said.
+
+It covers the memory files line by line, every history entry and every archived turn, and is
+never a source of truth: delete it and the next search rebuilds it from the files.
+
+- **Incremental.** Per-source high-water marks live in the ``marks`` table: the last history
+  cursor indexed, the byte offset reached in each archive segment (with a hash of the bytes
+  before it, so a rewritten segment is noticed), and each memory file's size, mtime and hash.
+  :meth:`SearchIndex.update` reads only what is past them, so its cost follows what is new.
+- **Self-healing.** A missing file is built; a file with another schema version, or one that
+  SQLite cannot read (corrupt, not a database), is deleted and rebuilt with a warning. A
+  workspace where the index cannot be written gets an in-memory index for the call, with a
+  warning. Never an error.
+- **Bookkeeping.** Nothing but this module writes it; Dream's path gate refuses it, git never
+  tracks it.
+
+Text is indexed as :mod:`nanomem.search.terms` describes; ranking is :mod:`nanomem.search.rank`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nanomem.errors import NanomemError
+from nanomem.search import terms
+from nanomem.search.rank import SOURCES, Hit, parse_day, score_hit
+from nanomem.store.archive import Archive, read_records
+from nanomem.store.history import History
+from nanomem.store.memfiles import read_memory_files
+from nanomem.store.workspace import Workspace, template_lines
+from nanomem.vocab import is_pinned
+from nanomem.text.redact import redact_for_model
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+CANDIDATES = 200  # BM25 candidates fetched before the boosts and the recency prior re-rank
+_TAIL_CHECK = 64
+_SCHEMA = """
+CREATE TABLE docs(
+    rowid INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
+    path TEXT, line INTEGER, cursor INTEGER, session_key TEXT, role TEXT, name TEXT,
+    said_at TEXT NOT NULL, day REAL, pinned INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE INDEX docs_by_path ON docs(source, path);
+CREATE TABLE marks(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, content='',
+    tokenize='porter unicode61 remove_diacritics 2');
+"""
+_COLUMNS = "uid, source, path, line, cursor, session_key, role, name, said_at, day, pinned, body"
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One indexed text (a memory-file line, a history entry or an archived turn)."""
+
+    uid: str
+    source: str
+    body: str
+    said_at: str = ""
+    path: str | None = None
+    line: int | None = None
+    cursor: int | None = None
+    session_key: str | None = None
+    role: str | None = None
+    name: str | None = None
+    pinned: bool = False
+
+    def row(self) -> tuple[Any, ...]:
+        return (self.uid, self.source, self.path, self.line, self.cursor, self.session_key,
+                self.role, self.name, self.said_at, parse_day(self.said_at), int(self.pinned),
+                self.body)
+
+
+@dataclass(frozen=True)
+class UpdateStats:
+    """What one :meth:`SearchIndex.update` added (and whether it rebuilt from scratch)."""
+
+    files: int = 0
+    history: int = 0
+    archive: int = 0
+    rebuilt: bool = False
+
+
+def render_fts_row(source: str, pinned: bool, body: str) -> tuple[str, str, str]:
+    """The three FTS columns of a document (pure): Latin text, CJK pairs, source tags.
+
+    >>> render_fts_row("file", True, "Lives in 北京")
+    ('lives in  ', '北京 京', 'srcfile srcpin')
+    """
+    tags = f"src{source}" + (" srcpin" if pinned else "")
+    return terms.render_latin(body), terms.render_cjk_terms(body), tags
+
+
+def plan_file_docs(rel: str, text: str, skip: frozenset[str] = frozenset()) -> list[Doc]:
+    """The documents of one memory file (pure): each non-blank line that is neither a heading
+    nor template text written for people (``skip``). Ids are stable while the line is there.
+
+    >>> [d.line for d in plan_file_docs("USER.md", "# User\\n\\n- Likes tea\\n- Likes tea\\n")]
+    [3, 4]
+    """
+    docs: list[Doc] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), start=1):  # as the prompt block counts
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or stripped in skip:
+            continue
+        digest = hashlib.sha256(f"{rel}\0{stripped}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        seen[digest] = seen.get(digest, 0) + 1
+        uid = f"f:{digest}" + (f".{seen[digest]}" if seen[digest] > 1 else "")
+        docs.append(Doc(uid, "file", line, path=rel, line=number, pinned=is_pinned(stripped)))
+    return docs
+
+
+class SearchIndex:
+    """The index of one workspace. Open per use; every method keeps the file healthy."""
+
+    def __init__(self, workspace: Workspace, *, history: History, archive: Archive,
+                 path: Path | None = None) -> None:
+        self.workspace = workspace
+        self.history = history
+        self.archive = archive
+        self.path = path if path is not None else workspace.index
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def __enter__(self) -> SearchIndex:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        target = self.path
+        if not self.path.parent.is_dir() or not os.access(self.path.parent, os.W_OK):
+            logger.warning("%s cannot be written; searching an in-memory index built for this "
+                           "call", self.path)
+            target = Path(":memory:")
+        db = _open(target)
+        try:
+            self._prepare(db)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            if _is_busy(exc):
+                raise
+            logger.warning("%s is unreadable (%s); rebuilding it from the files", self.path, exc)
+            self.remove_files()
+            db = _open(target)
+            self._prepare(db)
+        self._db = db
+        return db
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (0, SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(f"schema version {version}, expected {SCHEMA_VERSION}")
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if version == 0:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        db.execute(statement)
+                    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        db.execute("SELECT count(*) FROM marks").fetchone()  # reads a page: corruption shows here
+
+    def remove_files(self) -> None:
+        """Delete the index file and its WAL companions (the next use rebuilds it)."""
+        self.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                Path(str(self.path) + suffix).unlink()
+            except FileNotFoundError:
+                pass
+
+    def _healthy(self, action: Callable[[sqlite3.Connection], Any]) -> Any:
+        """Run ``action``; an index found corrupt meanwhile is rebuilt once and ``action`` rerun."""
+        with self._lock:
+            return self._run_healthy(action)
+
+    def _run_healthy(self, action: Callable[[sqlite3.Connection], Any]) -> Any:
+        try:
+            return action(self._connect())
+        except sqlite3.DatabaseError as exc:
+            if _is_busy(exc):
+                raise NanomemError(f"{self.path}: busy ({exc}); try again") from exc
+            logger.warning("%s is damaged (%s); rebuilding it from the files", self.path, exc)
+            self.remove_files()
+            db = self._connect()
+            self._update(db)
+            return action(db)
+
+    def update(self) -> UpdateStats:
+        """Index what is new since the last update (cost in proportion to it)."""
+        return self._healthy(self._update)
+
+    def rebuild(self) -> UpdateStats:
+        """Throw the index away and build it again from the files."""
+        self.remove_files()
+        stats = self.update()
+        return UpdateStats(stats.files, stats.history, stats.archive, rebuilt=True)
+
+    def _update(self, db: sqlite3.Connection) -> UpdateStats:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            marks = dict(db.execute("SELECT name, value FROM marks"))
+            rebuilt = not marks
+            stats = UpdateStats(
+                files=self._update_files(db, marks),
+                history=self._update_history(db, marks),
+                archive=self._update_archive(db, marks),
+                rebuilt=rebuilt,
+            )
+            if stats.history or stats.archive:
+                newest = db.execute("SELECT max(day) FROM docs").fetchone()[0]
+                _set_mark(db, "newest_day", "" if newest is None else repr(newest))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return stats
+
+    def _update_files(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
+        changed: dict[str, str] = {}
+        for rel, path in self.workspace.memory_paths().items():
+            try:
+                stat = path.stat()
+                signature = f"{stat.st_size}:{stat.st_mtime_ns}"
+            except FileNotFoundError:
+                signature = "missing"
+            if marks.get(f"file:{rel}", "").split("|")[0] != signature:
+                changed[rel] = signature
+        if not changed:
+            return 0
+        try:
+            contents = read_memory_files(self.workspace)
+        except NanomemError as exc:
+            logger.warning("search: memory files not indexed: %s", exc)
+            return 0
+        added = 0
+        skip = template_lines()
+        for rel, signature in changed.items():
+            data = contents.get(rel, b"")
+            digest = hashlib.sha256(data).hexdigest()[:16]
+            old = marks.get(f"file:{rel}", "")
+            if old.split("|")[-1] != digest or not old:
+                self._delete_where(db, "source = 'file' AND path = ?", (rel,))
+                text = redact_for_model(data.decode("utf-8", "surrogateescape"))
+                added += self._insert(db, plan_file_docs(rel, text, skip))
+            _set_mark(db, f"file:{rel}", f"{signature}|{digest}")
+        return added
+
+    def _update_history(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
+        """Entries above the last cursor indexed, from every segment and ``history.jsonl``."""
+        done = int(marks.get("history", "0") or 0)
+        if self.history.last_cursor() <= done:
+            return 0
+        added, top, batch = 0, done, []
+        for entry in self.history.iter_entries(done):
+            batch.append(Doc(f"h:{entry.cursor}", "history", entry.content, said_at=entry.timestamp,
+                             cursor=entry.cursor, session_key=entry.session_key))
+            top = max(top, entry.cursor)
+            if len(batch) >= 2000:
+                added += self._insert(db, batch)
+                batch = []
+        added += self._insert(db, batch)
+        if top > done:
+            _set_mark(db, "history", str(top))
+        return added
+
+    def _update_archive(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
+        added = 0
+        for path in self.archive.segments():
+            name = f"archive:{path.name}"
+            offset, check = _parse_offset_mark(marks.get(name))
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                continue
+            if size == offset and offset == 0:
+                continue
+            if offset and (size < offset or _tail_hash(path, offset) != check):
+                logger.warning("search: %s was rewritten; indexing it again", path.name)
+                self._delete_where(db, "source = 'archive' AND path = ?", (path.name,))
+                offset = 0
+            elif size == offset:
+                continue
+            end = offset
+            batch: list[Doc] = []
+            for end, record in read_records(path, offset):
+                batch.append(Doc(f"a:{record.id}", "archive", record.text, said_at=record.said_at,
+                                 path=path.name, session_key=record.session_key,
+                                 role=record.role, name=record.name))
+            added += self._insert(db, batch)
+            if end != offset:
+                _set_mark(db, name, f"{end}:{_tail_hash(path, end)}")
+        return added
+
+    def _insert(self, db: sqlite3.Connection, docs: Iterable[Doc]) -> int:
+        rows = [doc.row() for doc in docs]
+        if not rows:
+            return 0
+        first = (db.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]) + 1
+        fresh: list[tuple[Any, ...]] = []
+        fts_rows: list[tuple[Any, ...]] = []
+        known = _existing_uids(db, [row[0] for row in rows])
+        for row in rows:
+            if row[0] in known:
+                continue
+            known.add(row[0])
+            rowid = first + len(fresh)
+            fresh.append((rowid, *row))
+            fts_rows.append((rowid, *render_fts_row(row[1], bool(row[10]), row[11])))
+        db.executemany(f"INSERT INTO docs(rowid, {_COLUMNS}) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
+        db.executemany("INSERT INTO fts(rowid, latin, cjk, src) VALUES (?, ?, ?, ?)", fts_rows)
+        return len(fresh)
+
+    def _delete_where(self, db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
+        gone = db.execute(f"SELECT rowid, source, pinned, body FROM docs WHERE {where}", args).fetchall()
+        db.executemany("INSERT INTO fts(fts, rowid, latin, cjk, src) VALUES ('delete', ?, ?, ?, ?)",
+                       [(rowid, *render_fts_row(source, bool(pinned), body))
+                        for rowid, source, pinned, body in gone])
+        db.execute(f"DELETE FROM docs WHERE {where}", args)
+
+    def search(self, query: str, *, k: int = 8, since: str | None = None,
+               until: str | None = None, sources: Sequence[str] | None = None) -> list[Hit]:
+        """The ``k`` best hits for ``query`` (the index is brought up to date first)."""
+        match = terms.plan_match(query)
+        if match is None or k <= 0:
+            return []
+        wanted = tuple(sources) if sources else SOURCES
+        self.update()
+        return self._healthy(lambda db: self._search(db, match, k, since, until, wanted))
+
+    def _search(self, db: sqlite3.Connection, match: str, k: int, since: str | None,
+                until: str | None, sources: tuple[str, ...]) -> list[Hit]:
+        if set(sources) != set(SOURCES):
+            match += " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
+        dated = since is not None or until is not None
+        limit = max(CANDIDATES, 4 * k)
+        queries = [match]
+        if "file" in sources and not dated:  # the few memory-file lines get their own candidates
+            queries.append(match + " AND src : srcfile")
+        relevance: dict[int, float] = {}
+        for expression in queries:
+            if dated:  # dated texts only (file lines have no date), filtered inside SQLite
+                sql = ("SELECT f.rowid, -bm25(fts, 1.0, 1.0, 0.0) FROM fts f JOIN docs d "
+                       "ON d.rowid = f.rowid WHERE fts MATCH ? AND d.source != 'file' "
+                       "AND d.said_at >= ? AND d.said_at <= ? ORDER BY 2 DESC LIMIT ?")
+                args: tuple[Any, ...] = (expression, since or "", (until or "9999") + "\uffff", limit)
+            else:
+                sql = ("SELECT rowid, -bm25(fts, 1.0, 1.0, 0.0) FROM fts WHERE fts MATCH ? "
+                       "ORDER BY 2 DESC LIMIT ?")
+                args = (expression, limit)
+            for rowid, score in db.execute(sql, args):
+                relevance[rowid] = score
+        return self._rank(db, relevance, k)
+
+    @staticmethod
+    def _rank(db: sqlite3.Connection, relevance: dict[int, float], k: int) -> list[Hit]:
+        if not relevance:
+            return []
+        newest_mark = db.execute("SELECT value FROM marks WHERE name = 'newest_day'").fetchone()
+        newest = float(newest_mark[0]) if newest_mark and newest_mark[0] else None
+        hits: list[Hit] = []
+        for row in _fetch_docs(db, list(relevance)):
+            rowid, uid, source, path, line, cursor, key, role, name, said, day, pinned, body = row
+            score = score_hit(relevance[rowid], source=source, pinned=bool(pinned), day=day,
+                              newest_day=newest)
+            hits.append(Hit(uid, source, body, score, timestamp=said, path=path, line=line,
+                            cursor=cursor, session_key=key, role=role, name=name,
+                            pinned=bool(pinned)))
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits[:k]
+
+    def count(self) -> int:
+        """Documents in the index."""
+        return self._healthy(lambda db: db.execute("SELECT count(*) FROM docs").fetchone()[0])
+
+
+def _open(target: Path) -> sqlite3.Connection:
+    # One connection per SearchIndex, guarded by its lock (Memory may be used from threads).
+    return sqlite3.connect(str(target), timeout=10.0, isolation_level=None, check_same_thread=False)
+
+
+def _fetch_docs(db: sqlite3.Connection, rowids: list[int]) -> Iterator[tuple[Any, ...]]:
+    for start in range(0, len(rowids), 500):
+        part = rowids[start:start + 500]
+        marks = ",".join("?" * len(part))
+        yield from db.execute(f"SELECT rowid, {_COLUMNS} FROM docs WHERE rowid IN ({marks})", part)
+
+
+def _existing_uids(db: sqlite3.Connection, uids: list[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(uids), 500):
+        part = uids[start:start + 500]
+        marks = ",".join("?" * len(part))
+        found.update(r[0] for r in db.execute(f"SELECT uid FROM docs WHERE uid IN ({marks})", part))
+    return found
+
+
+def _set_mark(db: sqlite3.Connection, name: str, value: str) -> None:
+    db.execute("INSERT INTO marks(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET "
+               "value = excluded.value", (name, value))
+
+
+def _parse_offset_mark(value: str | None) -> tuple[int, str]:
+    if not value:
+        return 0, ""
+    offset, _, check = value.partition(":")
+    return (int(offset), check) if offset.isdigit() else (0, "")
+
+
+def _tail_hash(path: Path, offset: int) -> str:
+    """A hash of the bytes just before ``offset``: a rewritten segment changes it."""
+    with open(path, "rb") as handle:
+        start = max(0, offset - _TAIL_CHECK)
+        handle.seek(start)
+        return hashlib.sha256(handle.read(offset - start)).hexdigest()[:16]
+
+
+def _is_busy(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)

@@ -1,0 +1,111 @@
+"""How text becomes search terms, for the index and for queries alike (pure).
+
+SQLite's ``unicode61`` tokenizer splits on spaces and punctuation, so a run of Chinese
+characters would be one long token and ``北京`` would never match ``我下周去北京出差``. Each text is
+therefore indexed in two columns:
+
+- ``latin``: the text with CJK runs blanked out, tokenised by SQLite (``porter unicode61
+  remove_diacritics 2``: case-folded, accents folded, English stems);
+- ``cjk``: every CJK run written as its overlapping character pairs, followed by the run's last
+  character, so every character starts a pair or ends a run.
+
+A query is cut the same way: Latin words (minus common stop words) and CJK character pairs
+become quoted FTS5 terms joined by ``OR``, and BM25 ranks the matches. A single CJK character
+is a prefix term (``"猫"*``), which matches every pair it starts and every run it ends.
+
+>>> render_cjk_terms("我下周去北京。")
+'我下 下周 周去 去北 北京 京'
+>>> plan_match("When did Ana visit 北京?")
+'{latin cjk} : ("ana" OR "visit" OR "北京")'
+>>> plan_match("the and of") is not None
+True
+>>> plan_match("...") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_WORD = re.compile(r"\w+")
+
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    tell know remember said say says mention mentioned ever""".split()
+)
+
+
+def normalise(text: str) -> str:
+    """NFKC and lower case: full-width letters and digits become plain ones.
+
+    >>> normalise("ＫＸ－７７３１ Café")
+    'kx-7731 café'
+    """
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def render_latin(text: str) -> str:
+    """The text of the ``latin`` column: CJK runs replaced by a space.
+
+    >>> render_latin("Meet 王伟 at 10")
+    'meet   at 10'
+    """
+    return CJK_RUN.sub(" ", normalise(text))
+
+
+def render_cjk_terms(text: str) -> str:
+    """The text of the ``cjk`` column: pairs of each CJK run, then the run's last character."""
+    out: list[str] = []
+    for run in CJK_RUN.findall(normalise(text)):
+        out.extend(run[i:i + 2] for i in range(len(run) - 1))
+        out.append(run[-1])
+    return " ".join(out)
+
+
+def plan_terms(query: str) -> list[str]:
+    """The FTS5 terms of a query, in order and without repeats (pure).
+
+    >>> plan_terms("Where does she work now? 她在哪里工作")
+    ['"work"', '"她在"', '"在哪"', '"哪里"', '"里工"', '"工作"']
+    >>> plan_terms("猫")
+    ['"猫"*']
+    """
+    text = normalise(query)
+    words = [w for w in _WORD.findall(CJK_RUN.sub(" ", text)) if w != "_"]
+    kept = [w for w in words if w not in STOP_WORDS] or words
+    terms = [_quote(w) for w in kept]
+    for run in CJK_RUN.findall(text):
+        if len(run) == 1:
+            terms.append(_quote(run) + "*")
+        else:
+            terms.extend(_quote(run[i:i + 2]) for i in range(len(run) - 1))
+    return list(dict.fromkeys(terms))
+
+
+def plan_words(query: str) -> list[str]:
+    """The words of a query as plain text (what :func:`plan_terms` quotes), for snippets.
+
+    >>> plan_words("When did Ana visit 北京?")
+    ['ana', 'visit', '北京']
+    """
+    return [t.rstrip("*")[1:-1].replace('""', '"') for t in plan_terms(query)]
+
+
+def plan_match(query: str) -> str | None:
+    """The FTS5 ``MATCH`` expression of a query, or ``None`` when it has no searchable term."""
+    terms = plan_terms(query)
+    if not terms:
+        return None
+    return "{latin cjk} : (" + " OR ".join(terms) + ")"
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
