@@ -142,6 +142,17 @@ def test_index_reindexes_a_memory_file_when_it_changes(mem: Memory) -> None:
     assert [h.text for h in mem.search("Braga")] == ["- Lives in Braga"]
 
 
+def test_an_open_index_notices_its_file_was_deleted_by_another_process(mem: Memory) -> None:
+    _say(mem, ["the blue kayak is in the garage"])
+    assert mem.search("kayak")  # the connection stays open
+    segment = mem.archive.segments()[0]
+    segment.write_bytes(b"")  # what a forget does: rewrite the archive, delete the index
+    for path in mem.workspace.memory_dir.glob("index.sqlite3*"):
+        path.unlink()
+
+    assert mem.search("kayak") == []
+
+
 def test_index_is_rebuilt_after_it_is_deleted(mem: Memory, caplog: pytest.LogCaptureFixture) -> None:
     _say(mem, ["the blue kayak is in the garage"])
     assert mem.search("kayak")

@@ -130,6 +130,7 @@ class SearchIndex:
         self.path = path if path is not None else workspace.index
         self._db: sqlite3.Connection | None = None
         self._lock = threading.RLock()
+        self._identity: tuple[int, int] | None = None
 
     def close(self) -> None:
         if self._db is not None:
@@ -144,7 +145,9 @@ class SearchIndex:
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is not None:
-            return self._db
+            if self._identity is None or _identity(self.path) == self._identity:
+                return self._db
+            self.close()  # deleted or replaced meanwhile (a forget, another rebuild): reopen
         target = self.path
         if not self.path.parent.is_dir() or not os.access(self.path.parent, os.W_OK):
             logger.warning("%s cannot be written; searching an in-memory index built for this "
@@ -162,6 +165,7 @@ class SearchIndex:
             db = _open(target)
             self._prepare(db)
         self._db = db
+        self._identity = None if str(target) == ":memory:" else _identity(self.path)
         return db
 
     def _prepare(self, db: sqlite3.Connection) -> None:
@@ -398,6 +402,14 @@ class SearchIndex:
     def count(self) -> int:
         """Documents in the index."""
         return self._healthy(lambda db: db.execute("SELECT count(*) FROM docs").fetchone()[0])
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 def _open(target: Path) -> sqlite3.Connection:
