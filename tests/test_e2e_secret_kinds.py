@@ -82,3 +82,40 @@ def test_every_secret_kind_is_redacted_in_history_files_git_prompt_and_stdout(
         print(f"  {name}: {', '.join(where)}")
     assert leaks == {}
     assert "[REDACTED:" in places["history"] and "[REDACTED:" in places["memory files"]
+
+
+def _plant_old_history(ws: Path, texts: list[str]) -> None:
+    """History as an older nanomem wrote it, before these secret kinds were redacted."""
+    lines = [json.dumps({"cursor": i, "timestamp": "2026-11-30 10:00", "content": f"- [durable] {t}"})
+             for i, t in enumerate(texts, 1)]
+    (ws / "memory" / "history.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    (ws / "memory" / ".cursor").write_text(f"{len(texts)}\n", "utf-8")
+
+
+@pytest.mark.slow
+def test_history_written_before_a_kind_was_known_never_reaches_the_model(
+    tmp_path: Path,
+) -> None:
+    ws = init_ws(tmp_path)
+    fakes = [f for f in FAKES if f.name in ("stripe", "huggingface", "password-in-prose")]
+    _plant_old_history(ws, [f.text for f in fakes] + ["User lives in Lyon."])
+    fake_llm = FakeLLM()
+    fake_llm.enqueue_tool_calls([fake_edit("USER.md", FACTS, FACTS + "- User lives in Lyon.\n"),
+                                 fake_finish()])
+    with fake_llm.serve() as url:
+        dream = nanomem(ws, "dream", "--json", env=openai_env(url))
+    assert dream.rc == 0, dream.err
+    prompt = json.dumps(fake_llm.requests, ensure_ascii=False)
+    assert "User lives in Lyon." in prompt
+    assert [f.name for f in fakes if f.marker in prompt] == []
+
+
+def test_offline_dream_writes_old_history_secrets_redacted(tmp_path: Path) -> None:
+    ws = init_ws(tmp_path)
+    fakes = [f for f in FAKES if f.name in ("stripe", "huggingface", "long-hex-token")]
+    _plant_old_history(ws, [f.text for f in fakes] + ["I am allergic to peanuts."])
+    dream = cli("-w", str(ws), "dream", "--json")
+    assert dream.rc == 0, dream.err
+    files = "".join(p.read_text("utf-8") for p in ws.rglob("*.md"))
+    assert "allergic to peanuts" in files
+    assert [f.name for f in fakes if f.marker in files] == []

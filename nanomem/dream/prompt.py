@@ -232,10 +232,12 @@ def _split_long_line(line: str, max_tokens: int, estimate: Estimate) -> list[str
 
 def render_batch_text(batch: Batch) -> str:
     """The batch as the model and the gates see it: each segment under a label line with its
-    cursor and timestamp (the timestamps let Dream write ``<!-- ephemeral YYYY-MM-DD -->``)."""
+    cursor and timestamp (the timestamps let Dream write ``<!-- ephemeral YYYY-MM-DD -->``).
+    Redacted again: an entry written before a secret kind was known must not reach a model."""
     chunks = []
     for seg in batch.segments:
-        text = seg.text if seg.text.endswith("\n") else seg.text + "\n"
+        text = redact_for_model(seg.text)
+        text = text if text.endswith("\n") else text + "\n"
         chunks.append(f"[{seg.label} | {seg.entry.timestamp}]\n{text}")
     return "\n".join(chunks)
 

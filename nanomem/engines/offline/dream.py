@@ -50,6 +50,7 @@ from nanomem.dream.gates.checks import deletion_allowance
 from nanomem.dream.gates.corrections import matches as permanent_correction_matches
 from nanomem.dream.gates.corrections import topics_of
 from nanomem.dream.gates.injection import find_injection
+from nanomem.text.redact import redact
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
 from nanomem.engines.offline.slots import (
@@ -248,7 +249,7 @@ def parse_facts(batch: Sequence[Any], *, default_day: str) -> list[Fact]:
     """
     facts: list[Fact] = []
     for entry in batch:
-        content = str(entry.content)
+        content = redact(str(entry.content)).text  # history older than a secret kind
         if getattr(entry, "kind", None) == "raw" or content.lstrip().startswith(RAW_MARK):
             continue
         stamp = str(getattr(entry, "timestamp", ""))
