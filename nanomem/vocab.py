@@ -136,7 +136,8 @@ KANA = "\u3040-\u30ff"
 HANGUL = "\uac00-\ud7af"
 CJK_WIDE = "\u2e80-\u9fff"
 
-HAN_CHAR = re.compile(f"[{HAN}]")
+HAN_CLASS = f"[{HAN}]"  # one Chinese character, for patterns that name a run of them
+HAN_CHAR = re.compile(HAN_CLASS)
 HAN_RUN = re.compile(f"[{HAN}]+")
 CJK_RUN = re.compile(f"[{KANA}{HAN}{HANGUL}]+")  # a run of Chinese, Japanese or Korean letters
 CJK_WIDE_CLASS = f"[{CJK_WIDE}{HANGUL}\uf900-\ufaff{KANA}]"  # a CJK letter or mark

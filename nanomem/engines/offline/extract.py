@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from nanomem.vocab import HAN_CHAR
+from nanomem.vocab import HAN_CHAR, HAN_CLASS
 
 MAX_FACT_CHARS = 500  # a longer "sentence" is pasted material, not a statement
 
@@ -111,10 +111,10 @@ _ROLE_ZH = (r"(?:老大|老二|老三|老小|老幺|大宝|二宝|儿子|女儿|
 _NAMED = re.compile(
     r"\b[Mm]y (?:[a-z]+ ){1,2}(?:is|are)\s+(?:called\s+|named\s+)?[A-Z][a-z]+"
     r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]|\b(?:[Ii]t|[Ss]he|[Hh]e)(?:'s|’s)\s+(?:called|named)\s+[A-Z]"
-    r"|(?:的|名字|名)[^，。！？\s]{0,8}?叫(?:做)?[\u4e00-\u9fff]{2,4}"
-    r"|(?:外包给|委托给)(?![我你他她它这那])[\u4e00-\u9fff]{2,3}[，,。]"
-    r"|" + _ROLE_ZH + r"(?:的名字)?叫(?:做)?(?![我你他她它们了过人车外卖醒不])[\u4e00-\u9fff]{2,3}"
-    r"|" + _ROLE_ZH + r"(?:是)?[\u4e00-\u9fff]{2,3}(?:老师|医生|大夫|律师|教练|经理|阿姨|先生|女士|教授)"
+    r"|(?:的|名字|名)[^，。！？\s]{0,8}?叫(?:做)?" + HAN_CLASS + r"{2,4}"
+    r"|(?:外包给|委托给)(?![我你他她它这那])" + HAN_CLASS + r"{2,3}[，,。]"
+    r"|" + _ROLE_ZH + r"(?:的名字)?叫(?:做)?(?![我你他她它们了过人车外卖醒不])" + HAN_CLASS + r"{2,3}"
+    r"|" + _ROLE_ZH + r"(?:是)?" + HAN_CLASS + r"{2,3}(?:老师|医生|大夫|律师|教练|经理|阿姨|先生|女士|教授)"
 )
 _PLACE = _rx(
     r"\bour (?:office|company|headquarters|shop|studio|team|school|clinic) (?:is|are) (?:now )?(?:in|at|on|based)\b",

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_RUN, MONTHS, WEEKDAYS
+from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
 
 _I = re.IGNORECASE
 _ATTRIBUTES_EN = {
@@ -68,7 +68,7 @@ _ATTRIBUTES_ZH = {
     "flight": r"航班|机票|飞机|起飞", "train": r"火车|高铁|动车", "hotel": r"酒店|住宿|民宿|宾馆",
     "address": r"地址", "phone": r"电话|手机号", "close": r"关门|打烊", "open": r"开门|营业",
     "start": r"开始|开学|开工|上线", "departure": r"出发|动身|启程", "arrival": r"到达|抵达",
-    "trip": r"去[\u4e00-\u9fff]{2,4}(?:玩|旅游|旅行|度假|出差)|改去|目的地|旅行|旅游|度假",
+    "trip": r"去" + HAN_CLASS + r"{2,4}(?:玩|旅游|旅行|度假|出差)|改去|目的地|旅行|旅游|度假",
     "venue": r"地点|场地", "assignee": r"交给|外包给|委托给|外包",
 }
 _ATTRIBUTE_RX = {
