@@ -119,3 +119,39 @@ def test_offline_dream_writes_old_history_secrets_redacted(tmp_path: Path) -> No
     files = "".join(p.read_text("utf-8") for p in ws.rglob("*.md"))
     assert "allergic to peanuts" in files
     assert [f.name for f in fakes if f.marker in files] == []
+
+
+@pytest.mark.slow
+def test_every_secret_kind_is_redacted_in_the_archive_index_and_search_after_consolidation(
+    tmp_path: Path,
+) -> None:
+    ws = init_ws(tmp_path)
+    (ws / "nanomem.toml").write_text(
+        "[consolidate]\ncontext_window = 600\nmax_completion_tokens = 256\nsafety_buffer = 64\n")
+    meta = {"_type": "metadata", "key": "cli", "last_consolidated": 0,
+            "created_at": "2026-11-30T10:00:00", "updated_at": "2026-11-30T10:00:00"}
+    lines = [meta]
+    for i, fake in enumerate(FAKES):
+        lines.append({"role": "user", "content": f"Remember this: {fake.text}",
+                      "timestamp": f"2026-11-30T10:{i:02d}:00"})
+        lines.append({"role": "assistant", "content": "Noted.", "timestamp": f"2026-11-30T10:{i:02d}:30"})
+    lines.append({"role": "user", "content": "What is next?", "timestamp": "2026-11-30T11:00:00"})
+    session = ws / "sessions" / "cli.jsonl"
+    session.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    printed = []
+    for args in (("consolidate", str(session), "--json"), ("dream",), ("search", "key"),
+                 ("search", "password", "--json"), ("status",)):
+        run = cli("-w", str(ws), *args)
+        assert run.rc == 0, (args, run.err)
+        printed.append(run.out + run.err)
+    stored = b"\n".join(p.read_bytes() for p in sorted(ws.rglob("*"))
+                        if p.is_file() and "sessions" not in p.relative_to(ws).parts)
+    places = {
+        "workspace files (archive, index, history, memory files)": stored.decode("utf-8", "replace"),
+        "git objects": all_git_objects(git_dir_of(ws)).decode("utf-8", "replace"),
+        "stdout": "\n".join(printed),
+    }
+    assert list((ws / "memory").glob("archive/*.jsonl")), "consolidation archived nothing"
+    leaks = _leaks(places)
+    print(f"secret kinds leaking after consolidation: {len(leaks)} of {len(FAKES)}")
+    assert leaks == {}
