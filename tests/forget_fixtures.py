@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import unicodedata
 import zlib
 from pathlib import Path
@@ -61,16 +60,12 @@ def plant(ws: Path, *, depth: int = 20, fact: str = FACT) -> dict[str, object]:
          "content": "- [durable] " + _full_width(fact.upper()).replace(" ", "  ")}])
     (memory / ".cursor").write_text("21\n")
     (memory / ".dream_cursor").write_text("21\n")  # the last dream: commit's Dream-Cursor
-    _write_lines(memory / "archive" / "archive-000001.jsonl", [
-        {"id": "a1", "session_key": "cli", "index": 0, "role": "user",
-         "said_at": "2026-03-01 09:00", "text": f"My cousin is {fact}."},
-        {"id": "a2", "session_key": "cli", "index": 1, "role": "assistant",
-         "said_at": "2026-03-01 09:00", "text": "Noted."}])
-    db = sqlite3.connect(memory / "index.sqlite3")
-    db.execute("CREATE TABLE docs(body TEXT)")
-    db.execute("INSERT INTO docs VALUES (?)", (f"My cousin is {fact}.",))
-    db.commit()
-    db.close()
+    with Memory(Workspace(ws), config=CONFIG, clock=clock) as mem:  # the real archive and index
+        mem.archive.append_messages(
+            [{"role": "user", "content": f"My cousin is {fact}.", "timestamp": "2026-03-01T09:00:00"},
+             {"role": "assistant", "content": "Noted.", "timestamp": "2026-03-01T09:00:05"}],
+            session_key="cli", start=0)
+        assert mem.search(fact.split()[0]), "the index holds the fact"
     session = ws / "sessions" / "cli.jsonl"
     session.parent.mkdir(exist_ok=True)
     _write_lines(session, [
