@@ -1,14 +1,18 @@
 """A small, complete chat agent with nanomem memory, over any OpenAI-compatible endpoint.
 
-Each turn:
-1. a slash command (``/dream``, ``/dream-log``, ``/memory`` …) goes to ``Memory.handle_command``;
-   anything it does not know (``None``) is treated as a normal message;
-2. the system prompt is your instructions plus ``Memory.context(budget)``: the memory files,
-   each with its size against its cap, cut to the budget with a visible note;
-3. the model answers (plain httpx, ``POST {base_url}/chat/completions``);
-4. the user and assistant messages are saved to ``sessions/<key>.jsonl``;
-5. ``Memory.consolidate`` archives the oldest turns into ``memory/history.jsonl`` once the prompt
-   nears its token budget. Dream (``/dream``, ``nanomem dream`` or ``nanomem watch``) later turns
+The model searches and remembers by itself: it gets nanomem's agent tools
+(``Memory.agent_tools()``: ``memory_search``, ``memory_remember``) and every call it makes is
+run by ``Memory.call_agent_tool``. Each turn:
+
+1. a slash command (``/remember``, ``/recall``, ``/dream``, ``/memory`` …) goes to
+   ``Memory.handle_command``; anything it does not know (``None``) is a normal message;
+2. the system prompt is your instructions plus ``Memory.context(budget, query=text)``: the
+   memory most relevant to what the user just said, within the budget, every cut announced;
+3. the model answers (plain httpx, ``POST {base_url}/chat/completions`` with the tools), calling
+   memory tools as it likes; their results go back to it until it answers in text;
+4. ``Memory.record_turn`` saves the whole turn (the user message, the tool calls, their results,
+   the answer) to the session and archives the oldest turns into the history only when the next
+   prompt would overflow. Dream (``/dream``, ``nanomem dream`` or ``nanomem watch``) later turns
    that history into memory.
 
 Run it::
@@ -26,46 +30,63 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from datetime import datetime
-from pathlib import Path
+from typing import Any
 
 import httpx
 
 from nanomem import Memory
-from nanomem.store.sessions import append_messages, load_session
 
-INSTRUCTIONS = "You are a helpful assistant. Use what you remember about the user."
+INSTRUCTIONS = (
+    "You are a helpful assistant with long-term memory. Use what you remember about the user. "
+    "When the user tells you something worth keeping, call memory_remember. When the answer may "
+    "lie in an earlier conversation, call memory_search."
+)
 MEMORY_BUDGET_TOKENS = 1500
+MAX_TOOL_ROUNDS = 4
 
 
-def ask(client: httpx.Client, base_url: str, model: str, messages: list[dict]) -> str:
-    """One chat-completions request; returns the assistant's text."""
+def ask(client: httpx.Client, base_url: str, model: str, messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """One chat-completions request; returns the assistant message."""
     reply = client.post(f"{base_url.rstrip('/')}/chat/completions",
-                        json={"model": model, "messages": messages})
+                        json={"model": model, "messages": messages, "tools": tools})
     reply.raise_for_status()
-    return reply.json()["choices"][0]["message"].get("content") or ""
+    message: dict[str, Any] = reply.json()["choices"][0]["message"]
+    return message
 
 
-def history_messages(session_path: Path) -> list[dict]:
-    """The session's not-yet-archived messages, as the endpoint expects them."""
-    if not session_path.exists():
-        return []
-    session = load_session(session_path)
-    return [{"role": m["role"], "content": m.get("content") or ""} for m in session.unconsolidated]
+def answer(memory: Memory, client: httpx.Client, args: argparse.Namespace,
+           prompt: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ask until the model answers in text; returns the turn's new assistant and tool messages."""
+    turn: list[dict[str, Any]] = []
+    for _ in range(MAX_TOOL_ROUNDS):
+        message = ask(client, args.base_url, args.model, prompt + turn, tools)
+        calls = message.get("tool_calls") or []
+        if not calls:
+            turn.append({"role": "assistant", "content": message.get("content") or ""})
+            return turn
+        turn.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls})
+        for call in calls:
+            result = memory.call_agent_tool(call["function"]["name"],
+                                            call["function"].get("arguments"))
+            turn.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+    turn.append({"role": "assistant", "content": "(I gave up after too many memory lookups.)"})
+    return turn
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("-w", "--workspace", default=".", help="nanomem workspace")
     parser.add_argument("--base-url", required=True, help="OpenAI-compatible endpoint, …/v1")
     parser.add_argument("--model", required=True)
-    parser.add_argument("--session", default="cli", help="session key (sessions/<key>.jsonl)")
+    parser.add_argument("--session", default="cli", help="session key, e.g. cli:ana")
     args = parser.parse_args(argv)
 
     memory = Memory(args.workspace)
-    session_path = memory.workspace.sessions_dir / f"{args.session}.jsonl"
-    headers = {"Authorization": f"Bearer {os.environ['OPENAI_API_KEY']}"} if os.environ.get(
-        "OPENAI_API_KEY") else {}
+    tools = memory.agent_tools()
+    conversation: list[dict[str, Any]] = []  # this run's turns not yet archived
+    key = os.environ.get("OPENAI_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     with httpx.Client(headers=headers, timeout=120) as client, memory:
         print("nanomem agent ready; /memory shows what I remember, exit to leave.", flush=True)
         for line in sys.stdin:
@@ -78,21 +99,20 @@ def main(argv: list[str] | None = None) -> int:
             if reply is not None:
                 print(reply, flush=True)
                 continue
-            context = memory.context(MEMORY_BUDGET_TOKENS)
-            system = f"{INSTRUCTIONS}\n\n# Memory\n{context}"
-            messages = [{"role": "system", "content": system},
-                        *history_messages(session_path),
-                        {"role": "user", "content": text}]
+            context = memory.context(MEMORY_BUDGET_TOKENS, query=text)
+            system = {"role": "system", "content": f"{INSTRUCTIONS}\n\n# Memory\n{context}"}
+            user = {"role": "user", "content": text}
             try:
-                answer = ask(client, args.base_url, args.model, messages)
+                turn = answer(memory, client, args, [system, *conversation, user], tools)
             except httpx.HTTPError as exc:
                 print(f"(the model endpoint failed: {exc}; try again)", flush=True)
                 continue
-            print(answer, flush=True)
-            append_messages(session_path, [{"role": "user", "content": text},
-                                           {"role": "assistant", "content": answer}],
-                            key=args.session, clock=datetime.now)
-            memory.consolidate(session_path, system_prompt=INSTRUCTIONS, memory_context=context)
+            print(turn[-1]["content"], flush=True)
+            result = memory.record_turn(args.session, [user, *turn], system_prompt=INSTRUCTIONS,
+                                        memory_context=context, tools=tools)
+            conversation = [*conversation, user, *turn]
+            unarchived = result.messages - result.last_consolidated
+            conversation = conversation[len(conversation) - min(unarchived, len(conversation)):]
     return 0
 
 

@@ -3,7 +3,8 @@
 Any MCP host (Claude Desktop, Claude Code, Cursor, nanobot's MCP client …) starts it as a
 subprocess and gets these tools, each with a JSON schema and a plain-text result::
 
-    memory_context(budget)         the memory block for a prompt, within a token budget
+    memory_search(query, k, …)     ranked hits from the memory files, the history and past turns
+    memory_context(budget, query)  the memory block for a prompt, within a token budget
     memory_remember(text, mark)    append one fact to the history now, for the next Dream
     dream(dry_run)                 run Dream (single-flight: a second one answers "already running")
     dream_log(sha)                 the latest Dream commit, or any commit by sha
@@ -32,7 +33,8 @@ import jsonschema
 from nanomem import __version__, replies
 from nanomem.errors import CommandError, NanomemError
 from nanomem.memory import Memory
-from nanomem.vocab import FACT_MARKS, MEMORY_FILES
+from nanomem.search.tools import REMEMBER_SCHEMA, SEARCH_SCHEMA
+from nanomem.vocab import MEMORY_FILES
 
 log = logging.getLogger(__name__)
 
@@ -67,19 +69,28 @@ _SHA = {"type": "string", "minLength": 1, "maxLength": 64,
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
+        "memory_search",
+        "Search everything remembered: the memory files, the history and every archived "
+        "conversation turn, word for word, with dates and speakers. Use it when the answer may "
+        "lie in an earlier conversation (what was said, when, by whom).",
+        SEARCH_SCHEMA,
+    ),
+    ToolSpec(
         "memory_context",
-        "The memory block to put in a system prompt: the memory files within `budget` "
-        "tokens; every cut is announced.",
+        "The memory block to put in a system prompt, within `budget` tokens: pinned lines, the "
+        "memory-file lines most relevant to `query`, pending facts, recalled turns with their "
+        "dates; every cut is announced.",
         _schema({"budget": {"type": "integer", "minimum": 1, "maximum": 1_000_000,
-                            "default": 1500, "description": "token budget of the block"}}),
+                            "default": 1500, "description": "token budget of the block"},
+                 "query": {"type": "string",
+                           "description": "what the conversation is about (optional)"}}),
     ),
     ToolSpec(
         "memory_remember",
         "Remember one fact now: it is appended to the history and the next Dream files it into "
         "the memory files. Mark it permanent (never expires), durable (the default), ephemeral "
         "(short-lived) or correction (replaces an earlier fact).",
-        _schema({"text": {"type": "string", "minLength": 1, "description": "the fact"},
-                 "mark": {"type": "string", "enum": list(FACT_MARKS)}}, ("text",)),
+        REMEMBER_SCHEMA,
     ),
     ToolSpec(
         "dream",
@@ -153,8 +164,14 @@ async def call_tool(memory: Memory, name: str, arguments: Any) -> ToolReply:
         )
 
 
+async def _search(memory: Memory, args: dict[str, Any]) -> ToolReply:
+    hits = memory.search(args["query"], k=args.get("k", 8), since=args.get("since"),
+                         until=args.get("until"), sources=args.get("sources"))
+    return ToolReply(replies.render_hits(args["query"], hits))
+
+
 async def _context(memory: Memory, args: dict[str, Any]) -> ToolReply:
-    return ToolReply(memory.context(args.get("budget", 1500)))
+    return ToolReply(memory.context(args.get("budget", 1500), query=args.get("query") or None))
 
 
 async def _remember(memory: Memory, args: dict[str, Any]) -> ToolReply:
@@ -182,6 +199,7 @@ async def _status(memory: Memory, args: dict[str, Any]) -> ToolReply:
 
 
 _HANDLERS: dict[str, Callable[[Memory, dict[str, Any]], Awaitable[ToolReply]]] = {
+    "memory_search": _search,
     "memory_context": _context,
     "memory_remember": _remember,
     "dream": _dream,
@@ -245,7 +263,7 @@ def build_server(memory: Memory) -> Any:
 
     return Server(
         "nanomem", version=__version__,
-        instructions="Long-term memory of this workspace: read it, remember facts, run and undo Dream.",
+        instructions="Long-term memory of this workspace: search it, remember facts, run and undo Dream.",
         on_list_tools=list_tools, on_call_tool=on_call,
         on_list_resources=list_resources, on_read_resource=on_read,
     )

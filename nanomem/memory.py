@@ -273,10 +273,11 @@ class Memory:
         return self.index.search(query, k=k, since=since, until=until, sources=sources)
 
     def agent_tools(self) -> list[dict[str, Any]]:
-        """OpenAI-format tool definitions (``memory_search``) to hand to the host's model.
+        """OpenAI-format tool definitions (``memory_search``, ``memory_remember``) to hand to
+        the host's model, so that it searches and remembers by itself.
 
         >>> [t["function"]["name"] for t in Memory("ws").agent_tools()]  # doctest: +SKIP
-        ['memory_search']
+        ['memory_search', 'memory_remember']
         """
         return copy.deepcopy(list(AGENT_TOOLS))
 
@@ -284,7 +285,7 @@ class Memory:
         """Run one tool call of the model (``arguments`` as the JSON string the model sent, or
         a dict); returns the tool result text. Bad arguments or an unknown tool give a JSON
         ``{"error": …}`` the model can act on, never an exception."""
-        return run_agent_tool(self.search, name, arguments)
+        return run_agent_tool(self.search, name, arguments, remember=self.remember)
 
     def __enter__(self) -> "Memory":
         return self

@@ -39,8 +39,8 @@ from tests.fakellm import FakeLLM  # noqa: E402
 
 pytestmark = pytest.mark.slow  # every test here starts a process or a server
 
-TOOLS = {"memory_context", "memory_remember", "dream", "dream_log", "dream_restore",
-         "memory_status"}
+TOOLS = {"memory_search", "memory_context", "memory_remember", "dream", "dream_log",
+         "dream_restore", "memory_status"}
 FACTS = "## Facts\n"
 
 
@@ -108,6 +108,12 @@ def test_mcp_server_serves_every_tool_and_the_memory_files_over_stdio(
             error, text = await call(session, "memory_status", {})
             assert not error and "cursor 1, dream cursor 0, 1 pending" in text
 
+            error, text = await call(session, "memory_search", {"query": "Lyon", "k": 3})
+            assert not error and text.startswith("**Recall** `Lyon`"), text
+            assert "history #1: - [permanent] User lives in Lyon." in text
+            error, text = await call(session, "memory_search", {"query": "xylophone"})
+            assert not error and text.startswith("**Nothing found for** `xylophone`")
+
             before = memory_bytes(ws)
             error, text = await call(session, "dream", {"dry_run": True})
             assert not error and text.startswith("**Dry run**") and "+- User lives in Lyon." in text
@@ -125,6 +131,8 @@ def test_mcp_server_serves_every_tool_and_the_memory_files_over_stdio(
 
             error, text = await call(session, "memory_context", {"budget": 800})
             assert not error and "## USER.md" in text and "User lives in Lyon." in text
+            error, ranked = await call(session, "memory_context", {"budget": 800, "query": "Lyon"})
+            assert not error and "User lives in Lyon." in ranked
 
             error, text = await call(session, "dream_restore", {})
             assert not error and text.startswith("**Recent versions**") and sha in text
@@ -166,12 +174,16 @@ def test_mcp_server_answers_bad_arguments_with_the_clis_messages_and_keeps_servi
                                    "allowed ('force' was unexpected)"),
         ("memory_context", {"budget": -5}, "memory_context: error: bad arguments at budget: -5 "
                                            "is less than the minimum of 1"),
+        ("memory_search", {"query": ""}, "memory_search: error: bad arguments at query: '' "
+                                         "should be non-empty"),
+        ("memory_search", {"query": "x", "k": 99}, "memory_search: error: bad arguments at k: "
+                                                   "99 is greater than the maximum of 20"),
         ("dream_log", {"sha": 12}, "dream_log: error: bad arguments at sha: 12 is not of type "
                                    "'string'"),
         ("dream_log", {"sha": "ffff"}, f"dream_log: error: {cli_message}"),
         ("dream_restore", {"sha": "ffff"}, f"dream_restore: error: {cli_message}"),
         ("forget_everything", {}, "forget_everything: error: unknown tool 'forget_everything'; "
-                                  "the tools are memory_context, memory_remember"),
+                                  "the tools are memory_search, memory_context"),
     ]
 
     async def main() -> None:

@@ -101,3 +101,19 @@ def test_remembered_fact_reaches_memory_at_the_next_dream(workspace: Path) -> No
         mem.handle_command("/remember [permanent] Allergic to peanuts.")
         assert mem.dream().status == "committed"
     assert "Allergic to peanuts." in (workspace / "USER.md").read_text("utf-8")
+
+
+def test_agent_tool_memory_remember_appends_and_answers_in_json(workspace: Path) -> None:
+    with Memory(workspace, clock=_clock) as mem:
+        assert "memory_remember" in [t["function"]["name"] for t in mem.agent_tools()]
+        done = json.loads(mem.call_agent_tool(
+            "memory_remember", '{"text": "Allergic to peanuts.", "mark": "permanent"}'))
+        typo = json.loads(mem.call_agent_tool("memory_remember", {"text": "[permanant] x"}))
+        bad = json.loads(mem.call_agent_tool("memory_remember", {"text": "x", "mark": "always"}))
+        missing = json.loads(mem.call_agent_tool("memory_remember", "{}"))
+    assert done["remembered"] == {"cursor": 1, "mark": "permanent", "text": "Allergic to peanuts."}
+    assert typo["error"].startswith("memory_remember failed: `[permanant]` is not a mark")
+    assert bad["error"].startswith("memory_remember mark: 'always' is not one of")
+    assert missing["error"].startswith("memory_remember arguments: 'text' is a required property")
+    assert [line["content"] for line in history(workspace)] == [
+        "- [permanent] Allergic to peanuts."]

@@ -37,7 +37,7 @@ def mem(workspace: Path) -> Memory:
 def test_agent_tools_are_valid_openai_function_definitions(mem: Memory) -> None:
     tools = mem.agent_tools()
 
-    assert [t["function"]["name"] for t in tools] == ["memory_search"]
+    assert [t["function"]["name"] for t in tools] == ["memory_search", "memory_remember"]
     for tool in tools:
         assert tool["type"] == "function"
         jsonschema.Draft202012Validator.check_schema(tool["function"]["parameters"])

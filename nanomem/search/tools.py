@@ -1,9 +1,10 @@
-"""Tools a host hands to its model, so the agent can search its memory by itself.
+"""Tools a host hands to its model, so the agent searches and remembers by itself.
 
-:data:`AGENT_TOOLS` are OpenAI-format tool definitions; :func:`run_agent_tool` runs one call.
-Arguments are checked with jsonschema before anything runs, and every outcome is a string the
-host sends back as the tool result: a JSON object with the hits, or ``{"error": …}`` naming what
-was wrong. It never raises for bad input from the model::
+:data:`AGENT_TOOLS` are OpenAI-format tool definitions (``memory_search``, ``memory_remember``);
+:func:`run_agent_tool` runs one call. Arguments are checked with jsonschema before anything
+runs, and every outcome is a string the host sends back as the tool result: a JSON object with
+the hits or the remembered entry, or ``{"error": …}`` naming what was wrong. It never raises for
+bad input from the model::
 
     tools = mem.agent_tools()                        # pass as `tools=` to chat/completions
     result = mem.call_agent_tool(call.name, call.arguments)
@@ -11,7 +12,7 @@ was wrong. It never raises for bad input from the model::
 
 >>> names = [tool["function"]["name"] for tool in AGENT_TOOLS]
 >>> names
-['memory_search']
+['memory_search', 'memory_remember']
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import jsonschema
 
 from nanomem.errors import NanomemError
 from nanomem.search.rank import SOURCES, Hit
+from nanomem.vocab import FACT_MARKS
 
 MAX_K = 20
 _DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2})?$"
@@ -46,6 +48,17 @@ SEARCH_SCHEMA: dict[str, Any] = {
     "required": ["query"],
     "additionalProperties": False,
 }
+REMEMBER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "text": {"type": "string", "minLength": 1,
+                 "description": "the fact, one sentence, e.g. 'Allergic to peanuts.'"},
+        "mark": {"type": "string", "enum": list(FACT_MARKS),
+                 "description": "how long it holds (default durable)"},
+    },
+    "required": ["text"],
+    "additionalProperties": False,
+}
 AGENT_TOOLS: tuple[dict[str, Any], ...] = (
     {
         "type": "function",
@@ -59,34 +72,53 @@ AGENT_TOOLS: tuple[dict[str, Any], ...] = (
             "parameters": SEARCH_SCHEMA,
         },
     },
+    {
+        "type": "function",
+        "function": {
+            "name": "memory_remember",
+            "description": (
+                "Remember one fact about the user or the work for later conversations: it is "
+                "kept now and filed into long-term memory by the next Dream. Mark it permanent "
+                "(stable, e.g. an allergy), durable (the default), ephemeral (true for a few "
+                "days) or correction (replaces what was remembered before)."
+            ),
+            "parameters": REMEMBER_SCHEMA,
+        },
+    },
 )
-_VALIDATOR = jsonschema.Draft202012Validator(SEARCH_SCHEMA)
+_VALIDATORS = {tool["function"]["name"]: jsonschema.Draft202012Validator(tool["function"]["parameters"])
+               for tool in AGENT_TOOLS}
 
 Search = Callable[..., Sequence[Hit]]
+Remember = Callable[..., Any]
 
 
-def check_arguments(arguments: str | Mapping[str, Any] | None) -> tuple[dict[str, Any] | None, str | None]:
-    """``(arguments, None)`` when valid, else ``(None, reason)`` (pure).
+def check_arguments(
+    arguments: str | Mapping[str, Any] | None, name: str = "memory_search"
+) -> tuple[dict[str, Any] | None, str | None]:
+    """``(arguments, None)`` when valid for tool ``name``, else ``(None, reason)`` (pure).
 
     >>> check_arguments('{"query": "tea", "k": 0}')[1]
     'memory_search k: 0 is less than the minimum of 1'
     >>> check_arguments('{"query": "tea"}')[0]
     {'query': 'tea'}
+    >>> check_arguments({"text": "Likes tea.", "mark": "forever"}, "memory_remember")[1]
+    "memory_remember mark: 'forever' is not one of ['permanent', 'durable', 'ephemeral', 'correction']"
     """
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}")
         except json.JSONDecodeError as exc:
-            return None, f"memory_search arguments are not valid JSON ({exc.msg})"
+            return None, f"{name} arguments are not valid JSON ({exc.msg})"
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
-        return None, "memory_search arguments must be a JSON object"
+        return None, f"{name} arguments must be a JSON object"
     data = dict(arguments)
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
+    error = jsonschema.exceptions.best_match(_VALIDATORS[name].iter_errors(data))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "arguments"
-        return None, f"memory_search {where}: {error.message}"
+        return None, f"{name} {where}: {error.message}"
     return data, None
 
 
@@ -111,17 +143,29 @@ def render_error(reason: str) -> str:
     return json.dumps({"error": reason}, ensure_ascii=False)
 
 
-def run_agent_tool(search: Search, name: str, arguments: str | Mapping[str, Any] | None) -> str:
-    """Run one tool call against ``search`` (``Memory.search``); always returns a string."""
-    if name != "memory_search":
+def render_remembered(result: Any) -> str:
+    """The tool result of ``memory_remember`` for a ``RememberResult`` (pure)."""
+    return json.dumps({"remembered": {"cursor": result.cursor, "mark": result.mark,
+                                      "text": result.text},
+                       "note": "kept; the next Dream files it into long-term memory"},
+                      ensure_ascii=False)
+
+
+def run_agent_tool(search: Search, name: str, arguments: str | Mapping[str, Any] | None,
+                   *, remember: Remember | None = None) -> str:
+    """Run one tool call against ``search`` (``Memory.search``) or ``remember``
+    (``Memory.remember``); always returns a string."""
+    if name not in _VALIDATORS or (name == "memory_remember" and remember is None):
         known = ", ".join(tool["function"]["name"] for tool in AGENT_TOOLS)
         return render_error(f"unknown tool {name!r}; the memory tools are: {known}")
-    data, reason = check_arguments(arguments)
+    data, reason = check_arguments(arguments, name)
     if data is None:
-        return render_error(f"{reason}; fix the arguments and call memory_search again")
+        return render_error(f"{reason}; fix the arguments and call {name} again")
     try:
+        if name == "memory_remember" and remember is not None:
+            return render_remembered(remember(data["text"], mark=data.get("mark")))
         hits = search(data["query"], k=data.get("k", 8), since=data.get("since"),
                       until=data.get("until"), sources=data.get("sources"))
     except (NanomemError, ValueError) as exc:
-        return render_error(f"memory_search failed: {exc}")
+        return render_error(f"{name} failed: {exc}")
     return render_result(data["query"], hits)
