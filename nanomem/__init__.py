@@ -37,6 +37,8 @@ if _typing.TYPE_CHECKING:
     from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, ToolCall, Usage
     from nanomem.forget.receipt import ForgetReceipt
     from nanomem.memory import DreamJob, Memory, RememberResult
+    from nanomem.records import to_json
+    from nanomem.status import FileStatus, JobState, LastDream, MemoryStatus
     from nanomem.store.historyfile import HistoryEntry
     from nanomem.text.context import render_context
     from nanomem.versions.commits import CommitInfo, RestoreResult
@@ -50,15 +52,20 @@ _LAZY = {
     "ConsolidationResult": "nanomem.consolidate.run",
     "DreamJob": "nanomem.memory",
     "DreamResult": "nanomem.dream.run",
+    "FileStatus": "nanomem.status",
     "ForgetReceipt": "nanomem.forget.receipt",
     "HistoryEntry": "nanomem.store.historyfile",
+    "JobState": "nanomem.status",
+    "LastDream": "nanomem.status",
     "Memory": "nanomem.memory",
+    "MemoryStatus": "nanomem.status",
     "RememberResult": "nanomem.memory",
     "RestoreResult": "nanomem.versions.commits",
     "ToolCall": "nanomem.engines.chat",
     "TurnResult": "nanomem.consolidate.turn",
     "Usage": "nanomem.engines.chat",
     "render_context": "nanomem.text.context",
+    "to_json": "nanomem.records",
 }
 
 
@@ -85,12 +92,16 @@ __all__ = [
     "DreamError",
     "DreamJob",
     "DreamResult",
+    "FileStatus",
     "ForgetError",
     "ForgetReceipt",
     "GitStoreError",
     "HistoryEntry",
     "HistoryError",
+    "JobState",
+    "LastDream",
     "Memory",
+    "MemoryStatus",
     "NanomemError",
     "ProviderError",
     "RememberResult",
@@ -102,4 +113,5 @@ __all__ = [
     "WorkspaceError",
     "load_config",
     "render_context",
+    "to_json",
 ]

@@ -28,6 +28,7 @@ from nanomem.config import PROVIDERS, load_config
 from nanomem.errors import CommandError, NanomemError
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.memory import Memory
+from nanomem.records import to_json
 from nanomem.store.workspace import init_workspace
 from nanomem.text.sanitize import sanitize_json, sanitize_terminal
 
@@ -249,8 +250,10 @@ def _memory(args: argparse.Namespace, overrides: dict[str, Any] | None = None) -
     return Memory(root, config=load_config(root, overrides=overrides))
 
 
-def _print_json(data: Any, out: TextIO) -> None:
-    print(sanitize_json(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)), file=out)
+def _print_json(record: Any, out: TextIO) -> None:
+    """``--json``: the one JSON form of a result record (:func:`nanomem.records.to_json`)."""
+    text = json.dumps(to_json(record), ensure_ascii=False, indent=2, sort_keys=True)
+    print(sanitize_json(text), file=out)
 
 
 def _show(text: str, out: TextIO) -> None:
@@ -300,12 +303,11 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CommandError(f"{path}: no such session file; give the path of a sessions/*.jsonl")
     with _memory(args) as mem:
         result = mem.consolidate(path, context_window=args.context_window)
-    data = result.to_json() if hasattr(result, "to_json") else _public_fields(result)
     if args.json:
-        _print_json(data, out)
+        _print_json(result, out)
     else:
-        _show(replies.render_consolidation(data), out)
-    return 1 if data.get("status") == "failed" else 0
+        _show(replies.render_consolidation(result), out)
+    return 1 if result.status == "failed" else 0
 
 
 def cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -316,12 +318,12 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     root = _root(args)
     if not root.is_dir():
         raise CommandError(f"{root}: no such workspace directory; run `nanomem init {root}`")
-    report = asyncio.run(run_doctor(load_config(root), root)).to_json()
+    report = asyncio.run(run_doctor(load_config(root), root))
     if args.json:
         _print_json(report, out)
     else:
         _show(replies.render_doctor(report), out)
-    return 0 if report["ok"] else 1
+    return 0 if report.ok else 1
 
 
 def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -330,7 +332,7 @@ def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with _memory(args, overrides) as mem:
         result = mem.dream(dry_run=args.dry_run, replay_sha=args.replay, progress=progress)
     if args.json:
-        _print_json(result.to_json(), out)
+        _print_json(result, out)
     else:
         _show(replies.render_dream(result), out)
     return 1 if result.status == "failed" else 0
@@ -340,7 +342,7 @@ def cmd_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with _memory(args) as mem:
         info = mem.log(args.sha)
     if args.json:
-        _print_json(info.to_json() if info is not None else None, out)
+        _print_json(info, out)
     else:
         _show(replies.render_log(info) if info else replies.render_no_dream(), out)
     return 0
@@ -351,18 +353,13 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.sha is None:
             versions = mem.versions()
             if args.json:
-                _print_json([c.to_json() for c in versions], out)
+                _print_json(versions, out)
             else:
                 _show(replies.render_versions(versions), out)
             return 0
         result = mem.restore(args.sha)
     if args.json:
-        data = result.commit.to_json() if result.commit is not None else {
-            "sha": None, "subject": None, "time": None, "files": [], "diff": ""}
-        data.update(status=result.status, target=result.target,
-                    manual=result.manual.to_json() if result.manual else None)
-        data["files"] = list(result.files)
-        _print_json(data, out)
+        _print_json(result, out)
     else:
         _show(replies.render_restore(result), out)
     return 0
@@ -470,11 +467,3 @@ def _progress_printer(err: TextIO) -> Callable[..., None]:
         print(sanitize_terminal(f"  dream: {text}"), file=err, flush=True)
 
     return progress
-
-
-def _public_fields(result: Any) -> dict[str, Any]:
-    import dataclasses
-
-    if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        return {k: v for k, v in dataclasses.asdict(result).items() if not k.startswith("_")}
-    return {"status": getattr(result, "status", None)}

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from nanomem import replies
 from nanomem.errors import CommandError, NanomemError, ShaError
-from nanomem.memory import Memory, run_sync
+from nanomem.memory import DreamJob, Memory, run_sync
 
 COMMANDS: Mapping[str, str] = {
     "dream": "/dream [--dry-run]",
@@ -186,7 +186,7 @@ def handle_command(
         if command is not None and command.name == "dream" and not command.dry_run:
             notify = None
             if on_done is not None:
-                def notify(job: object, _send: Callable[[str], None] = on_done) -> None:
+                def notify(job: DreamJob, _send: Callable[[str], None] = on_done) -> None:
                     _send(replies.render_job(job))
             return replies.render_job_started(memory.start_dream(on_done=notify))
     return run_sync(lambda: ahandle_command(memory, text))

@@ -9,15 +9,16 @@ it met in the provider notes, together with the context window the server report
 
     report = asyncio.run(run_doctor(config, workspace))
     report.ok            # both stages can run: `nanomem doctor` exits 0, else 1
-    report.to_json()     # `nanomem doctor --json`
+    to_json(report)      # `nanomem doctor --json` (nanomem.records.to_json)
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import jsonschema
 
@@ -60,37 +61,25 @@ class StageProbe:
     quirks: dict[str, str] = field(default_factory=dict)
     advice: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"stage": self.stage, "model": self.model, "ok": self.ok, "detail": self.detail,
-                "fallbacks": dict(self.fallbacks), "quirks": dict(self.quirks),
-                "advice": list(self.advice)}
-
 
 @dataclass(frozen=True)
 class DoctorReport:
-    """What ``nanomem doctor`` found; :meth:`to_json` is its ``--json`` form."""
+    """What ``nanomem doctor`` found; ``to_json(report)`` is its ``--json`` form (with ``ok``).
+    ``stages`` maps each stage name to its probe."""
 
     provider: str
     base_url: str | None
-    stages: tuple[StageProbe, ...]
+    stages: Mapping[str, StageProbe]
     context_window: ContextWindow | None = None
-    configured_window: int = 0
+    configured_context_window: int = 0
     warnings: tuple[str, ...] = ()
+
+    JSON_PROPERTIES: ClassVar[tuple[str, ...]] = ("ok",)
 
     @property
     def ok(self) -> bool:
         """Both stages can run."""
-        return all(stage.ok for stage in self.stages)
-
-    def to_json(self) -> dict[str, Any]:
-        window = self.context_window
-        return {
-            "ok": self.ok, "provider": self.provider, "base_url": self.base_url,
-            "stages": {s.stage: s.to_json() for s in self.stages},
-            "context_window": {"tokens": window.tokens, "source": window.source} if window else None,
-            "configured_context_window": self.configured_window,
-            "warnings": list(self.warnings),
-        }
+        return all(stage.ok for stage in self.stages.values())
 
 
 async def run_doctor(config: Config, workspace: Workspace | Path, *, transport: Any = None,
@@ -99,12 +88,14 @@ async def run_doctor(config: Config, workspace: Workspace | Path, *, transport: 
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     engine = engine or make_engine(config, ws, transport=transport, sleep=sleep)
     if config.provider == "offline":
-        stages = tuple(StageProbe(s, "offline", True, "the offline engine needs no endpoint")
-                       for s in ("consolidate", "dream"))
-        return DoctorReport("offline", None, stages, configured_window=config.context_window)
+        stages = {s: StageProbe(s, "offline", True, "the offline engine needs no endpoint")
+                  for s in ("consolidate", "dream")}
+        return DoctorReport("offline", None, stages,
+                            configured_context_window=config.context_window)
     async with engine_session(engine):
-        stages = (await _probe(engine, _consolidate_request(config), _check_consolidate),
+        probes = (await _probe(engine, _consolidate_request(config), _check_consolidate),
                   await _probe(engine, _dream_request(), _check_dream))
+        stages = {probe.stage: probe for probe in probes}
         window = await _window(engine)
     warnings: tuple[str, ...] = ()
     if window is not None and window.tokens < config.context_window:

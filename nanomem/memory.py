@@ -39,16 +39,17 @@ from typing import Any, TypeVar
 
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
-from nanomem.consolidate.run import consolidate
+from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.consolidate.facts import parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import PendingEntry, RecalledTurn, render_context, render_snippet
-from nanomem.dream.run import builtin_instructions, run_dream
+from nanomem.dream.run import DreamResult, builtin_instructions, run_dream
 from nanomem.errors import ConfigError, DreamError, GitStoreError, NanomemError, ShaError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt, find_moved
 from nanomem.forget.run import ForgetOptions, run_forget
 from nanomem.store.fsutil import atomic_write
-from nanomem.versions.commits import RestoreResult
+from nanomem.status import JobState, MemoryStatus, read_status
+from nanomem.versions.commits import CommitInfo, RestoreResult
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.store.archive import Archive
 from nanomem.store.history import History
@@ -57,7 +58,6 @@ from nanomem.search.rank import SOURCES, Hit
 from nanomem.search.terms import plan_words
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
-from nanomem.engines.notes import read_provider_notes
 from nanomem.engines.registry import make_engine
 from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
 
@@ -95,7 +95,7 @@ class DreamJob:
         self, run: Callable[[], Any], on_done: Callable[["DreamJob"], None] | None
     ) -> None:
         self.started_at = _local_now()
-        self.result: Any = None
+        self.result: DreamResult | None = None
         self.error: BaseException | None = None
         self._on_done = on_done
         self._done = threading.Event()
@@ -121,23 +121,24 @@ class DreamJob:
         """Whether the Dream has finished (successfully or not)."""
         return self._done.is_set()
 
-    def wait(self, timeout: float | None = None) -> Any:
+    def wait(self, timeout: float | None = None) -> DreamResult:
         """Block until done; return the ``DreamResult`` (re-raise the error of a failed job)."""
         if not self._done.wait(timeout):
             raise TimeoutError("the background Dream is still running")
         if self.error is not None:
             raise self.error
+        assert self.result is not None  # done without an error means a result
         return self.result
 
-    def state(self) -> dict[str, Any]:
-        """The job as data for ``status()``: ``started_at`` (ISO), ``done``, and once done the
-        result's ``status`` and ``commit``, or the ``error`` text."""
-        state: dict[str, Any] = {"started_at": self.started_at.isoformat(), "done": self.done()}
-        if self.done():
-            state["status"] = "failed" if self.error is not None else self.result.status
-            state["commit"] = None if self.error is not None else self.result.commit
-            state["error"] = str(self.error) if self.error is not None else None
-        return state
+    def state(self) -> JobState:
+        """The job as a record for ``status()``: ``started_at`` (ISO), ``done``, and once done
+        the result's ``status`` and ``commit``, or the ``error`` text."""
+        started = self.started_at.isoformat()
+        if not self.done():
+            return JobState(started, False)
+        if self.error is not None or self.result is None:
+            return JobState(started, True, "failed", None, str(self.error))
+        return JobState(started, True, self.result.status, self.result.commit)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,10 +150,6 @@ class RememberResult:
     cursor: int
     mark: str
     text: str
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return dict(self.__dict__)
 
 
 class Memory:
@@ -301,7 +298,7 @@ class Memory:
         memory_context: str | None = None,
         tools: tuple[dict[str, Any], ...] | list[dict[str, Any]] = (),
         context_window: int | None = None,
-    ) -> Any:
+    ) -> ConsolidationResult:
         """Archive the oldest turns of ``session`` if its prompt nears the token budget.
 
         ``session`` is a path to a session ``.jsonl`` file, a session key (``"cli"`` means
@@ -332,7 +329,7 @@ class Memory:
             archive=self.archive,
         )
 
-    def consolidate(self, session: str | Path | Any, **kwargs: Any) -> Any:
+    def consolidate(self, session: str | Path | Any, **kwargs: Any) -> ConsolidationResult:
         """Sync wrapper of :meth:`aconsolidate`."""
         return run_sync(lambda: self.aconsolidate(session, **kwargs))
 
@@ -407,7 +404,7 @@ class Memory:
         dry_run: bool = False,
         replay_sha: str | None = None,
         progress: Callable[..., None] | None = None,
-    ) -> Any:
+    ) -> DreamResult:
         """Run Dream once; returns the ``DreamResult`` (status ``committed``, ``no_changes``,
         ``nothing_to_do``, ``dry_run``, ``failed`` or ``already_running``).
 
@@ -427,7 +424,7 @@ class Memory:
         )
 
     def dream(self, dry_run: bool = False, replay_sha: str | None = None,
-              progress: Callable[..., None] | None = None) -> Any:
+              progress: Callable[..., None] | None = None) -> DreamResult:
         """Sync wrapper of :meth:`adream`."""
         return run_sync(lambda: self.adream(dry_run, replay_sha, progress))
 
@@ -457,7 +454,7 @@ class Memory:
         """The latest background Dream job, if any."""
         return self._job
 
-    def log(self, sha: str | None = None) -> Any:
+    def log(self, sha: str | None = None) -> CommitInfo | None:
         """The commit ``sha`` (any unique prefix of 4+ hex digits), or the latest ``dream:``
         commit when ``sha`` is None (None before the first Dream). Raises ``ShaError``.
         Reading never writes: without a memory repository nothing is created.
@@ -481,14 +478,14 @@ class Memory:
             raise exc
         return moved
 
-    def versions(self, limit: int = 10) -> list[Any]:
+    def versions(self, limit: int = 10) -> list[CommitInfo]:
         """The newest ``limit`` commits of the memory repository, newest first (``[]`` when
         there is no repository yet; none is created)."""
         if not self.has_repository():
             return []
         return self.store.log(limit)
 
-    def commit_hand_edits(self) -> Any:
+    def commit_hand_edits(self) -> CommitInfo | None:
         """Commit hand edits of the memory files as ``manual:`` (credentials redacted first);
         the ``CommitInfo``, or None when the files are clean. Raises ``DreamError`` while a
         Dream or a restore holds the memory files (retry when it ends)."""
@@ -504,7 +501,7 @@ class Memory:
         finally:
             lock.release()
 
-    def restore(self, sha: str | None = None) -> Any:
+    def restore(self, sha: str | None = None) -> RestoreResult:
         """Restore the memory files to their state just before commit ``sha`` and record a
         ``restore:`` commit; ``sha=None`` undoes the latest Dream. Hand edits are committed
         first. The dream cursor is not rewound (re-process with ``dream(replay_sha=...)``).
@@ -642,56 +639,12 @@ class Memory:
         atomic_write(custom, builtin_instructions())
         return "prompts/dream.md", True
 
-    def status(self) -> dict[str, Any]:
-        """Cursors, pending entries, repository, provider and file sizes; never creates files.
-
-        The stable keys are ``cursor``, ``dream_cursor``, ``pending``, ``git_dir``, ``head``
-        and ``provider`` (DESIGN §8); ``uncommitted`` lists memory files with hand edits not yet
-        versioned (the next Dream, restore or ``watch`` commits them as ``manual:``). The API
-        key is never included.
-        """
-        refused: dict[str, str] = {}
-        data = read_memory_files(self.workspace, refused=refused)
-        files: dict[str, dict[str, Any]] = {}
-        for rel in MEMORY_FILES:
-            chars = len(data[rel].decode("utf-8", "replace")) if rel in data else 0
-            files[rel] = {"chars": chars, "cap": self.config.cap_for(rel), "exists": rel in data}
-            if rel in refused:
-                files[rel]["refused"] = refused[rel]
-        git_dir = head = last = None
-        uncommitted: list[str] = []
-        if self.has_repository():
-            try:
-                store = self.store
-                git_dir, head = str(store.git_dir), store.head()
-                uncommitted = store.dirty_files()
-                latest = store.latest("dream")
-                if latest is not None:
-                    last = {
-                        "sha": latest.sha,
-                        "time": latest.time,
-                        "subject": latest.subject,
-                        "dream_cursor": store.last_dream_cursor(),
-                    }
-            except GitStoreError as exc:
-                log.warning("status: memory repository unreadable: %s", exc)
-        job = self._job
-        return {
-            "workspace": str(self.workspace.root),
-            "cursor": self.history.last_cursor(),
-            "dream_cursor": self.history.read_dream_cursor(),
-            "pending": self.history.pending_count(),
-            "git_dir": git_dir,
-            "head": head,
-            "provider": self.config.provider,
-            "model": self.config.model,
-            "base_url": self.config.base_url,
-            "files": files,
-            "uncommitted": uncommitted,
-            "last_dream": last,
-            "background_dream": job.state() if job is not None else None,
-            "provider_notes": read_provider_notes(self.workspace),
-        }
+    def status(self) -> MemoryStatus:
+        """Cursors, pending entries, repository, provider and file sizes; never creates files
+        (:func:`nanomem.status.read_status`). The API key is never included."""
+        job = self._job.state() if self._job is not None else None
+        opener = (lambda: self.store) if self.has_repository() else None
+        return read_status(self.workspace, self.config, self.history, opener, job)
 
     async def ahandle_command(self, text: str) -> str | None:
         """Route a slash command; ``None`` when ``text`` is not one of nanomem's.

@@ -12,9 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanomem.errors import CommandError, NanomemError, ShaError
+
+if TYPE_CHECKING:
+    from nanomem.consolidate.run import ConsolidationResult
+    from nanomem.doctor import DoctorReport
+    from nanomem.dream.run import DreamResult
+    from nanomem.memory import DreamJob
+    from nanomem.versions.commits import CommitInfo, RestoreResult
+    from nanomem.status import JobState, MemoryStatus
 
 SHORT = 7
 
@@ -52,7 +60,7 @@ def _refusals(refused: Sequence[Any]) -> str:
     return "\n" + "\n".join(lines)
 
 
-def render_dream(result: Any) -> str:
+def render_dream(result: DreamResult) -> str:
     """Reply for a :class:`~nanomem.dream.run.DreamResult`."""
     status = result.status
     before, after = result.dream_cursor_before, result.dream_cursor_after
@@ -93,7 +101,7 @@ def render_no_dream() -> str:
     return "No Dream commit yet. Run `/dream` to process the history."
 
 
-def render_log(info: Any) -> str:
+def render_log(info: CommitInfo) -> str:
     """Reply for one commit (:class:`~nanomem.versions.gitstore.CommitInfo`)."""
     sha = short(info.sha)
     body = (info.body or "").split("\nDiff:\n", 1)[0].strip()  # the diff is shown below
@@ -107,7 +115,7 @@ def render_log(info: Any) -> str:
     return text + f"\nUndo with `/dream-restore {sha}`."
 
 
-def render_versions(commits: Sequence[Any]) -> str:
+def render_versions(commits: Sequence[CommitInfo]) -> str:
     """Reply of ``/dream-restore`` without a sha: recent versions to choose from."""
     if not commits:
         return "No versions yet. Memory is versioned from the first `nanomem init` or `/dream`."
@@ -119,10 +127,10 @@ def render_versions(commits: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
-def render_restore(result: Any) -> str:
+def render_restore(result: RestoreResult) -> str:
     """Reply for a :class:`~nanomem.versions.gitstore.RestoreResult`."""
     target = short(result.target)
-    manual = getattr(result, "manual", None)
+    manual = result.manual
     saved = (
         f"Your unsaved hand edits were kept first as `{short(manual.sha)}`.\n" if manual else ""
     )
@@ -158,34 +166,33 @@ def render_prompt_init(path: str, created: bool) -> str:
     return f"`{path}` already exists and was left unchanged; edit it directly."
 
 
-def render_status(status: Mapping[str, Any], usages: Sequence[str] = ()) -> str:
+def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
     """Reply of ``/memory`` for :meth:`Memory.status`; ``usages`` lists the chat commands."""
     lines = [
         "**Memory status**",
-        f"- history: cursor {status['cursor']}, dream cursor {status['dream_cursor']}, "
-        f"{status['pending']} pending",
+        f"- history: cursor {status.cursor}, dream cursor {status.dream_cursor}, "
+        f"{status.pending} pending",
     ]
-    for rel, size in status.get("files", {}).items():
-        flag = " **over cap**" if size["chars"] > size["cap"] else ""
-        lines.append(f"- `{rel}` {size['chars']:,}/{size['cap']:,} chars{flag}")
-    if status.get("uncommitted"):
-        files = ", ".join(f"`{rel}`" for rel in status["uncommitted"])
+    for rel, size in status.files.items():
+        flag = " **over cap**" if size.chars > size.cap else ""
+        lines.append(f"- `{rel}` {size.chars:,}/{size.cap:,} chars{flag}")
+    if status.uncommitted:
+        files = ", ".join(f"`{rel}`" for rel in status.uncommitted)
         lines.append(f"- hand edits not yet versioned: {files}")
-    last = status.get("last_dream")
+    last = status.last_dream
     if last:
-        sha, when = short(last["sha"]), _time(last["time"])
-        lines.append(f"- last Dream: `{sha}` {when} {last['subject']}")
+        sha, when = short(last.sha), _time(last.time)
+        lines.append(f"- last Dream: `{sha}` {when} {last.subject}")
     else:
         lines.append("- last Dream: none yet")
-    job = status.get("background_dream")
-    if job:
-        lines.append(f"- background Dream: {render_job_state(job)}")
-    model = f" ({status['model']})" if status.get("model") else ""
-    lines.append(f"- provider: {status['provider']}{model}")
-    for line in render_provider_notes(status.get("provider_notes") or {}):
+    if status.background_dream:
+        lines.append(f"- background Dream: {render_job_state(status.background_dream)}")
+    model = f" ({status.model})" if status.model else ""
+    lines.append(f"- provider: {status.provider}{model}")
+    for line in render_provider_notes(status.provider_notes or {}):
         lines.append(f"- provider note: {line}")
-    lines.append(f"- git: `{status['git_dir']}` HEAD `{short(status['head']) or 'none'}`")
-    if status["pending"]:
+    lines.append(f"- git: `{status.git_dir}` HEAD `{short(status.head) or 'none'}`")
+    if status.pending:
         lines.append("Type `/dream` to process the pending entries.")
     if usages:
         lines.append("Commands: " + ", ".join(f"`{usage}`" for usage in usages))
@@ -241,35 +248,35 @@ def _time(value: Any, fmt: str = "%Y-%m-%d %H:%M") -> str:
     return str(value)
 
 
-def render_job_state(job: Mapping[str, Any]) -> str:
+def render_job_state(job: JobState) -> str:
     """One line for ``/memory`` about a background Dream (``Memory.dream_job.state()``).
 
-    >>> render_job_state({"started_at": "2026-11-30T16:40:00", "done": False})
+    >>> from nanomem.status import JobState
+    >>> render_job_state(JobState("2026-11-30T16:40:00", False))
     'running since 16:40:00'
-    >>> render_job_state({"started_at": "2026-11-30T16:40:00", "done": True,
-    ...                   "status": "committed", "commit": "0123456789", "error": None})
+    >>> render_job_state(JobState("2026-11-30T16:40:00", True, "committed", "0123456789"))
     'started 16:40:00, finished: committed `0123456`'
     """
-    since = _time(job.get("started_at"), "%H:%M:%S")
-    if not job.get("done"):
+    since = _time(job.started_at, "%H:%M:%S")
+    if not job.done:
         return f"running since {since}"
-    if job.get("error"):
-        outcome = f"failed: {job['error']}"
-    elif job.get("commit"):
-        outcome = f"{job.get('status')} `{short(job['commit'])}`"
+    if job.error:
+        outcome = f"failed: {job.error}"
+    elif job.commit:
+        outcome = f"{job.status} `{short(job.commit)}`"
     else:
-        outcome = str(job.get("status"))
+        outcome = str(job.status)
     return f"started {since}, finished: {outcome}"
 
 
-def render_job(job: Any) -> str:
+def render_job(job: DreamJob) -> str:
     """The reply a background Dream (:class:`~nanomem.memory.DreamJob`) ends with."""
-    if job.error is not None:
+    if job.error is not None or job.result is None:
         return f"**Dream failed**: {job.error}. Nothing was changed."
     return render_dream(job.result)
 
 
-def render_job_started(job: Any) -> str:
+def render_job_started(job: DreamJob) -> str:
     """The immediate reply of ``/dream`` run in the background."""
     return (
         f"**Dream started** in the background at {job.started_at:%H:%M:%S}; "
@@ -282,25 +289,25 @@ def render_command_failure(name: str, exc: NanomemError) -> str:
     return f"**Could not run `/{name}`:** {exc}"
 
 
-def render_consolidation(data: Mapping[str, Any]) -> str:
+def render_consolidation(result: ConsolidationResult) -> str:
     """One line for ``nanomem consolidate``.
 
-    >>> render_consolidation({"status": "under_budget", "estimate": 120, "budget": 800})
+    >>> from nanomem.consolidate.run import ConsolidationResult
+    >>> render_consolidation(ConsolidationResult("under_budget", estimate=120, budget=800))
     'under budget: the prompt is ~120 tokens of 800; nothing to archive'
     """
-    status = data.get("status")
-    if status == "under_budget":
-        return (f"under budget: the prompt is ~{data.get('estimate')} tokens of "
-                f"{data.get('budget')}; nothing to archive")
-    if status == "archived":
-        text = (f"archived {data.get('archived_messages')} messages into history cursors "
-                f"{data.get('cursors')} in {data.get('rounds')} round(s); prompt "
-                f"~{data.get('estimate')} -> ~{data.get('estimate_after')} tokens "
-                f"(budget {data.get('budget')})")
-        if (data.get("estimate_after") or 0) > (data.get("budget") or 0):
+    if result.status == "under_budget":
+        return (f"under budget: the prompt is ~{result.estimate} tokens of "
+                f"{result.budget}; nothing to archive")
+    if result.status == "archived":
+        text = (f"archived {result.archived_messages} messages into history cursors "
+                f"{list(result.cursors)} in {result.rounds} round(s); prompt "
+                f"~{result.estimate} -> ~{result.estimate_after} tokens "
+                f"(budget {result.budget})")
+        if result.estimate_after > result.budget:
             text += "; still over budget: run it again"
         return text
-    return f"{status}: {data.get('reason') or 'see --json for details'}"
+    return f"{result.status}: {result.reason or 'see --json for details'}"
 
 
 def render_init(root: Any, created: Sequence[str], existed: bool, git_dir: Any,
@@ -317,28 +324,28 @@ def render_init(root: Any, created: Sequence[str], existed: bool, git_dir: Any,
     return "\n".join(lines)
 
 
-def render_status_text(status: Mapping[str, Any]) -> str:
-    """What ``nanomem status`` prints (the ``--json`` form is ``status`` itself)."""
+def render_status_text(status: MemoryStatus) -> str:
+    """What ``nanomem status`` prints (the ``--json`` form is ``to_json(status)``)."""
     lines = [
-        f"workspace     {status['workspace']}",
-        f"cursor        {status['cursor']}",
-        f"dream cursor  {status['dream_cursor']}  ({status['pending']} pending)",
-        f"git dir       {status['git_dir'] or 'none (run nanomem init)'}",
-        f"HEAD          {status['head'] or 'none'}",
+        f"workspace     {status.workspace}",
+        f"cursor        {status.cursor}",
+        f"dream cursor  {status.dream_cursor}  ({status.pending} pending)",
+        f"git dir       {status.git_dir or 'none (run nanomem init)'}",
+        f"HEAD          {status.head or 'none'}",
     ]
-    model = f" ({status['model']} at {status['base_url']})" if status["model"] else ""
-    lines.append(f"provider      {status['provider']}{model}")
-    for rel, size in status["files"].items():
-        flag = "" if size["exists"] else "  (missing)"
-        over = "  OVER CAP" if size["chars"] > size["cap"] else ""
-        lines.append(f"  {rel:<18}{size['chars']:>7,} / {size['cap']:,} chars{flag}{over}")
-    if status["uncommitted"]:
-        lines.append(f"uncommitted   {', '.join(status['uncommitted'])} (hand edits; the next "
+    model = f" ({status.model} at {status.base_url})" if status.model else ""
+    lines.append(f"provider      {status.provider}{model}")
+    for rel, size in status.files.items():
+        flag = "" if size.exists else "  (missing)"
+        over = "  OVER CAP" if size.chars > size.cap else ""
+        lines.append(f"  {rel:<18}{size.chars:>7,} / {size.cap:,} chars{flag}{over}")
+    if status.uncommitted:
+        lines.append(f"uncommitted   {', '.join(status.uncommitted)} (hand edits; the next "
                      "Dream, restore or watch commits them as manual:)")
-    last = status["last_dream"]
+    last = status.last_dream
     if last:
-        lines.append(f"last dream    {short(last['sha'])} {last['time']} {last['subject']}")
-    for line in render_provider_notes(status["provider_notes"] or {}):
+        lines.append(f"last dream    {short(last.sha)} {last.time} {last.subject}")
+    for line in render_provider_notes(status.provider_notes or {}):
         lines.append(f"provider note {line}")
     return "\n".join(lines)
 
@@ -351,36 +358,36 @@ def render_not_a_command(text: str, usages: Sequence[str]) -> str:
 
 
 
-def render_doctor(report: Mapping[str, Any]) -> str:
-    """The text of ``nanomem doctor`` from its ``to_json()`` form.
+def render_doctor(report: DoctorReport) -> str:
+    """The text of ``nanomem doctor``.
 
-    >>> print(render_doctor({"ok": True, "provider": "offline", "base_url": None, "stages": {
-    ...     "dream": {"stage": "dream", "model": "offline", "ok": True, "detail": "fine",
-    ...               "fallbacks": {}, "quirks": {}, "advice": []}},
-    ...     "context_window": None, "configured_context_window": 65536, "warnings": []}))
+    >>> from nanomem.doctor import DoctorReport, StageProbe
+    >>> print(render_doctor(DoctorReport("offline", None, {
+    ...     "dream": StageProbe("dream", "offline", True, "fine")},
+    ...     configured_context_window=65536)))
     provider: offline
     - dream (offline): works: fine
     context window: not reported by the server (configured: 65536)
     both stages can run
     """
-    where = f" at {report['base_url']}" if report.get("base_url") else ""
-    lines = [f"provider: {report['provider']}{where}"]
-    for stage in report["stages"].values():
-        state = "works" if stage["ok"] else "FAILS"
-        lines.append(f"- {stage['stage']} ({stage['model']}): {state}: {stage['detail']}")
-        for key, step in stage["fallbacks"].items():
+    where = f" at {report.base_url}" if report.base_url else ""
+    lines = [f"provider: {report.provider}{where}"]
+    for stage in report.stages.values():
+        state = "works" if stage.ok else "FAILS"
+        lines.append(f"- {stage.stage} ({stage.model}): {state}: {stage.detail}")
+        for key, step in stage.fallbacks.items():
             lines.append(f"  fallback: {key} -> {step}")
-        for kind, message in stage["quirks"].items():
+        for kind, message in stage.quirks.items():
             lines.append(f"  quirk: {kind} ({message})")
-        for advice in stage["advice"]:
+        for advice in stage.advice:
             lines.append(f"  fix: {advice}")
-    window = report.get("context_window")
-    configured = report.get("configured_context_window")
-    lines.append(f"context window: {window['tokens']} tokens ({window['source']}; configured: "
+    window = report.context_window
+    configured = report.configured_context_window
+    lines.append(f"context window: {window.tokens} tokens ({window.source}; configured: "
                  f"{configured})" if window else
                  f"context window: not reported by the server (configured: {configured})")
-    lines.extend(f"warning: {w}" for w in report.get("warnings", ()))
-    lines.append("both stages can run" if report["ok"] else
+    lines.extend(f"warning: {w}" for w in report.warnings)
+    lines.append("both stages can run" if report.ok else
                  "a stage cannot run; see the fix lines above")
     return "\n".join(lines)
 

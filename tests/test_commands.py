@@ -14,6 +14,7 @@ from nanomem.dream.run import DreamResult
 from nanomem.errors import CommandError
 from nanomem.versions.gitstore import CommitInfo
 from nanomem.memory import Memory
+from nanomem.status import FileStatus, MemoryStatus
 
 SHA = "4f1c2ab9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f"
 
@@ -109,12 +110,12 @@ def test_render_log_shows_files_diff_and_undo_hint() -> None:
 
 
 def test_render_status_flags_a_file_over_its_cap() -> None:
-    status = {
-        "cursor": 12, "dream_cursor": 3, "pending": 9, "git_dir": "/w/.git", "head": SHA,
-        "provider": "offline", "model": None,
-        "files": {"USER.md": {"chars": 7000, "cap": 6000, "exists": True}},
-        "last_dream": None, "provider_notes": {},
-    }
+    status = MemoryStatus(
+        workspace="/w", cursor=12, dream_cursor=3, pending=9, git_dir="/w/.git", head=SHA,
+        provider="offline", model=None, base_url=None,
+        files={"USER.md": FileStatus(chars=7000, cap=6000, exists=True)}, uncommitted=(),
+        last_dream=None, background_dream=None, provider_notes={},
+    )
 
     text = render_status(status)
 

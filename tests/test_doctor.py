@@ -14,6 +14,7 @@ from nanomem.cli import main
 from nanomem.config import Config
 from nanomem.doctor import run_doctor
 from nanomem.engines.notes import read_notes
+from nanomem.records import to_json
 from nanomem.store.workspace import Workspace
 from tests.dream_fixtures import no_sleep
 from tests.fakellm import FakeLLM
@@ -38,7 +39,7 @@ def test_doctor_good_server_both_stages_work(workspace: Path) -> None:
     script_both_stages(fake)
     report = doctor(fake, workspace)
     assert report.ok
-    data = report.to_json()
+    data = to_json(report)
     assert {s: (v["ok"], v["fallbacks"]) for s, v in data["stages"].items()} == {
         "consolidate": (True, {}), "dream": (True, {})}
     assert data["context_window"] == {"tokens": 32768, "source": "/models max_model_len"}
@@ -57,7 +58,7 @@ def test_doctor_degraded_server_reports_the_fallbacks_it_needed(workspace: Path)
     script_both_stages(fake)
     report = doctor(fake, workspace, model="o3")
     assert report.ok
-    stage = report.to_json()["stages"]["consolidate"]
+    stage = to_json(report)["stages"]["consolidate"]
     assert stage["fallbacks"] == {"max_tokens": "rename:max_completion_tokens", "temperature": "omit"}
     assert len(fake.requests) == 4  # two refusals, then each stage's probe
     notes = read_notes(Workspace(workspace).provider_notes)[fake.base_url]["models"]["o3"]
@@ -68,7 +69,7 @@ def test_doctor_broken_server_fails_and_names_the_server_flag(workspace: Path) -
     fake = FakeLLM(mode="llamacpp-nojinja")
     report = doctor(fake, workspace)
     assert not report.ok
-    data = report.to_json()
+    data = to_json(report)
     for stage in data["stages"].values():
         assert not stage["ok"] and "tools param requires --jinja flag" in stage["detail"]
         assert stage["advice"] == ["start llama.cpp's llama-server with --jinja (tool calls need it)"]
@@ -80,7 +81,7 @@ def test_doctor_text_only_model_fails_with_the_tool_call_flags(workspace: Path) 
     fake = FakeLLM()
     fake.enqueue_text("I would archive: Name is Ana.")
     fake.enqueue_text("Nothing to change.")
-    data = doctor(fake, workspace).to_json()
+    data = to_json(doctor(fake, workspace))
     assert not data["ok"]
     assert "--enable-auto-tool-choice" in data["stages"]["dream"]["advice"][0]
     assert "no archive_history tool call" in data["stages"]["consolidate"]["detail"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from nanomem.dream.run import DreamResult
+from nanomem.records import to_json
 from tests.dream_fixtures import (
     Setup,
     add_fact,
@@ -96,7 +97,7 @@ def test_run_dream_to_json_has_the_design_fields(setup: Setup) -> None:
     fake.enqueue_tool_calls([("edit_file", {"path": "../x.md", "old_text": "a", "new_text": "b"}),
                              finish()])
     with provider_over("mock", fake) as engine:
-        data = setup.dream(engine).to_json()
+        data = to_json(setup.dream(engine))
     assert DESIGN_FIELDS <= set(data)
     assert data["status"] == "no_changes"
     assert data["refused"] == [{"tool": "edit_file", "path": "../x.md",
@@ -156,7 +157,7 @@ def test_run_dream_refuses_each_forbidden_call_and_still_completes(setup: Setup,
     assert audit[0]["commit"] == result.commit
     assert audit[1]["arguments"]["new_text"] == "- Name is Ana Silva <!-- pin -->"
     assert audit[0]["time"].startswith("2026-11-30T12:00")
-    everything = setup.ws.audit.read_text() + body + json.dumps(result.to_json())
+    everything = setup.ws.audit.read_text() + body + json.dumps(to_json(result))
     assert SECRET not in everything
     # the model heard about every refusal, with its reason
     tool_replies = [m["content"] for m in fake.requests[1]["messages"] if m["role"] == "tool"]
@@ -180,7 +181,7 @@ def test_run_dream_changes_nothing_when_the_provider_fails_mid_run(setup: Setup,
     assert "endpoint failed" in result.reason
     assert (result.dream_cursor_before, result.dream_cursor_after) == (1, 1)
     assert setup.snapshot() == before
-    assert result.to_json()["commit"] is None
+    assert to_json(result)["commit"] is None
     audit = [json.loads(line) for line in setup.ws.audit.read_text().splitlines()]
     assert [(a["tool"], a["path"], a["outcome"]) for a in audit] == [
         ("edit_file", "nanomem.toml", "failed")]

@@ -11,6 +11,7 @@ from tests.gitstore_fixtures import CONFIG, StepClock, append, open_store
 from nanomem.errors import GitStoreError, ShaError
 from nanomem.versions.gitstore import GitStore
 from nanomem.store.workspace import MEMORY_FILES
+from nanomem.records import to_json
 
 
 def test_open_creates_git_dir_and_init_commit_of_template_files(workspace: Path) -> None:
@@ -108,8 +109,8 @@ def test_show_reports_changed_files_and_unified_diff(workspace: Path) -> None:
     assert shown.files == ("memory/MEMORY.md",)
     assert "+- contract KX-7731 due 2026-05-01\n" in shown.diff
     assert shown.diff.startswith("diff --git a/memory/MEMORY.md b/memory/MEMORY.md\n")
-    assert {"sha", "subject", "time", "files", "diff"} <= set(shown.to_json())
-    assert shown.to_json()["sha"] == info.sha and len(info.sha) == 40
+    assert {"sha", "subject", "time", "files", "diff"} <= set(to_json(shown))
+    assert to_json(shown)["sha"] == info.sha and len(info.sha) == 40
 
 
 def test_show_renders_non_utf8_bytes_as_escapes(workspace: Path) -> None:

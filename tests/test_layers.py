@@ -266,3 +266,13 @@ def test_errors_every_error_class_is_raised_by_something() -> None:
                   if isinstance(node, ast.ClassDef) and node.name in raised
                   for base in node.bases if isinstance(base, ast.Name)}
     assert sorted(classes - raised - subclassed) == []
+
+
+def test_records_have_one_json_form() -> None:
+    """Results go through ``nanomem.records.to_json`` only; ``HistoryEntry.to_json`` is the
+    ``history.jsonl`` line format (optional fields left out), not a result's JSON form."""
+    found = [f"{name}.{node.name}" for name in _modules() for node in ast.walk(_parsed(name))
+             if isinstance(node, ast.ClassDef)
+             and any(isinstance(item, ast.FunctionDef) and item.name == "to_json"
+                     for item in node.body)]
+    assert found == ["nanomem.store.historyfile.HistoryEntry"]

@@ -60,7 +60,8 @@ def test_memfiles_context_leaves_out_a_memory_file_linked_outside_the_workspace(
 
     assert "door code" not in block and "USER.md" not in files
     assert "## SOUL.md" in block
-    assert "outside the workspace" in status["files"]["USER.md"]["refused"]
+    refused = status.files["USER.md"].refused
+    assert refused is not None and "outside the workspace" in refused
 
 
 def test_memfiles_dream_dry_run_never_sends_a_file_linked_outside_the_workspace(

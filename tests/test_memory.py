@@ -16,6 +16,7 @@ from nanomem.store.fsutil import FileLock
 from nanomem.memory import DreamJob, Memory
 from nanomem.replies import render_job
 from nanomem.store.sessions import append_messages
+from nanomem.records import to_json
 
 
 def _clock() -> datetime:
@@ -51,12 +52,14 @@ def test_memory_status_reports_stable_fields_without_creating_a_repository(memor
     memory.history.append("- [durable] I prefer tea.")
 
     status = memory.status()
+    data = to_json(status)
 
-    assert {k: status[k] for k in ("cursor", "dream_cursor", "pending", "git_dir", "head")} == {
+    assert {k: data[k] for k in ("cursor", "dream_cursor", "pending", "git_dir", "head")} == {
         "cursor": 1, "dream_cursor": 0, "pending": 1, "git_dir": None, "head": None
     }
-    assert status["provider"] == "offline"
-    assert status["files"]["USER.md"]["cap"] == 6000
+    assert data["provider"] == status.provider == "offline"
+    assert data["files"]["USER.md"] == {"chars": status.files["USER.md"].chars, "cap": 6000,
+                                        "exists": True}
     assert not (memory.workspace.root / ".git").exists()
 
 
@@ -67,7 +70,7 @@ def test_memory_status_never_contains_the_api_key(workspace: Path) -> None:
     })
 
     with Memory(workspace, config=config) as mem:
-        text = json.dumps(mem.status())
+        text = json.dumps(to_json(mem.status()))
 
     assert "SECRET" not in text and '"provider": "openai"' in text
 
@@ -91,12 +94,12 @@ def test_memory_dream_commits_and_advances_the_cursor(memory: Memory) -> None:
     assert memory.store.latest("dream").sha == result.commit
     assert memory.history.read_dream_cursor() == 1
     assert "peanuts" in memory.workspace.user.read_text("utf-8")
-    last = memory.status()["last_dream"]
-    assert (last["sha"], last["dream_cursor"]) == (result.commit, 1)
-    assert memory.status()["uncommitted"] == []
+    last = memory.status().last_dream
+    assert last is not None and (last.sha, last.dream_cursor) == (result.commit, 1)
+    assert memory.status().uncommitted == ()
     with memory.workspace.soul.open("a", encoding="utf-8") as soul:
         soul.write("- Answer in French.\n")
-    assert memory.status()["uncommitted"] == ["SOUL.md"]
+    assert memory.status().uncommitted == ("SOUL.md",)
     assert "hand edits not yet versioned: `SOUL.md`" in memory.handle_command("/memory")
 
 
@@ -186,8 +189,9 @@ def test_memory_start_dream_returns_at_once_and_reports_through_on_done(memory: 
     assert result.status == "committed"
     assert finished_jobs == [job] and job.error is None
     assert "**Dream committed" in render_job(job)
-    state = memory.status()["background_dream"]
-    assert state["done"] and state["status"] == "committed" and state["commit"] == result.commit
+    state = memory.status().background_dream
+    assert state is not None and state.done
+    assert (state.status, state.commit, state.error) == ("committed", result.commit, None)
     assert "finished: committed" in memory.handle_command("/memory")
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from nanomem import Memory, TurnResult, WorkspaceError
 from nanomem.config import load_config
+from nanomem.records import to_json
 from tests.fakellm import FakeLLM
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -205,7 +206,7 @@ out = []
 for i in range(count):
     said = [{"role": "user", "content": f"Remember that my locker code is {name}-{i:03d}, please."},
             {"role": "assistant", "content": f"Noted {name} {i}."}]
-    out.append(mem.record_turn("shared", said, memory_context="").to_json())
+    out.append(to_json(mem.record_turn("shared", said, memory_context="")))
 print(json.dumps(out))
 """
 

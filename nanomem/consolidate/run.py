@@ -37,6 +37,7 @@ from nanomem.consolidate.budget import (
 from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, engine_session
 from nanomem.config import Config
 from nanomem.errors import HistoryError, ProviderError
+from nanomem.records import NOT_JSON
 from nanomem.store.archive import Archive
 from nanomem.store.sessions import (
     Session,
@@ -124,12 +125,7 @@ class ConsolidationResult:
     estimate_source: str = "estimate"
     raw_parts: int = 0
     failures: int = 0
-    session: Session | None = field(default=None, repr=False, compare=False)
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (``nanomem consolidate --json``); the session is left out."""
-        data = {k: v for k, v in self.__dict__.items() if k != "session"}
-        return {**data, "cursors": list(self.cursors)}
+    session: Session | None = field(default=None, repr=False, compare=False, metadata=NOT_JSON)
 
 
 def check_archive_reply(response: ChatResponse) -> ArchiveReply:

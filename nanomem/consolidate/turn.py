@@ -61,10 +61,6 @@ class TurnResult:
     consolidation: str = "none"
     reason: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {**self.__dict__, "cursors": list(self.cursors)}
-
 
 def check_turn(messages: Any) -> list[dict[str, Any]]:
     """The turn as plain JSON objects, or :class:`WorkspaceError` naming the message (pure).

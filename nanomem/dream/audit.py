@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanomem.records import NOT_JSON
 from nanomem.versions.commits import render_file_diff
 from nanomem.text.redact import redact
 from nanomem.text.sanitize import sanitize_line
@@ -34,16 +35,14 @@ ENCODING = ("utf-8", "surrogateescape")  # memory files round-trip byte for byte
 
 @dataclass(frozen=True)
 class Refusal:
-    """One refused tool call. ``to_json`` gives the stable ``{tool, path, reason}`` form."""
+    """One refused tool call; its JSON form is the stable ``{tool, path, reason}`` (the
+    arguments and the batch are in the audit file, not in ``dream --json``)."""
 
     tool: str
     path: str | None
     reason: str
-    arguments: Any = field(default=None, compare=False, repr=False)
-    batch: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"tool": self.tool, "path": self.path, "reason": self.reason}
+    arguments: Any = field(default=None, compare=False, repr=False, metadata=NOT_JSON)
+    batch: str = field(default="", metadata=NOT_JSON)
 
 
 def encode(text: str) -> bytes:

@@ -58,7 +58,8 @@ TOOL_CHOICE = "required"  # a Dream reply must be a tool call; text gets one nud
 
 @dataclass(frozen=True)
 class DreamResult:
-    """The outcome of one run; :meth:`to_json` is the stable ``dream --json`` form (DESIGN §8).
+    """The outcome of one run; its fields are the stable ``dream --json`` form (DESIGN §8),
+    through :func:`nanomem.records.to_json`.
 
     ``accepted`` counts accepted ``edit_file``/``write_file`` calls; ``refused`` lists every
     refused call. ``batch`` is the ``first-last`` span of the entries processed.
@@ -81,22 +82,6 @@ class DreamResult:
     def ok(self) -> bool:
         """False for ``failed`` and ``already_running`` (the CLI exits 1 on ``failed``)."""
         return self.status not in ("failed", "already_running")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "commit": self.commit,
-            "dream_cursor_before": self.dream_cursor_before,
-            "dream_cursor_after": self.dream_cursor_after,
-            "accepted": self.accepted,
-            "refused": [r.to_json() for r in self.refused],
-            "diff": self.diff,
-            "reason": self.reason,
-            "batches": self.batches,
-            "batch": self.batch,
-            "note": self.note,
-            "manual_commit": self.manual_commit,
-        }
 
 
 def read_instructions(workspace: Workspace) -> str:

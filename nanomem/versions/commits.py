@@ -14,6 +14,7 @@ import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 COMMIT_KINDS: tuple[str, ...] = ("init", "dream", "manual", "restore", "forget")
 
@@ -164,22 +165,6 @@ class CommitInfo:
         """``init``, ``dream``, ``manual``, ``restore`` or ``None`` for a foreign commit."""
         return commit_kind(self.subject)
 
-    def to_json(self) -> dict:
-        """Stable machine-readable form (``log --json``, ``restore --json``); ``moved_from``
-        only when the commit was asked for by the old sha a forget rewrote."""
-        data = {
-            "sha": self.sha,
-            "subject": self.subject,
-            "body": self.body,
-            "time": self.time,
-            "files": list(self.files),
-            "diff": self.diff,
-            "trailers": dict(self.trailers),
-            "parents": list(self.parents),
-        }
-        if self.moved_from is not None:
-            data["moved_from"] = self.moved_from
-        return data
 
 
 @dataclass(frozen=True)
@@ -194,19 +179,22 @@ class RestoreResult:
     manual: CommitInfo | None = None
     moved_from: str | None = None  # the old sha a forget rewrote into ``target``
 
-    def to_json(self) -> dict:
-        """``restore --json``: the new commit's sha, subject, time and diff (None when
-        ``already``), the files that actually changed, the target and any ``manual:`` commit."""
-        made = self.commit
-        return {
-            "status": self.status,
-            "sha": made.sha if made else None,
-            "subject": made.subject if made else None,
-            "time": made.time if made else None,
-            "diff": made.diff if made else "",
-            "files": list(self.files),
-            "target": self.target,
-            "commit": made.to_json() if made else None,
-            "manual": self.manual.to_json() if self.manual else None,
-            **({"moved_from": self.moved_from} if self.moved_from else {}),
-        }
+    # ``restore --json`` (DESIGN §8) also gives the new commit's sha, subject, time and diff.
+    JSON_PROPERTIES: ClassVar[tuple[str, ...]] = ("sha", "subject", "time", "diff")
+
+    @property
+    def sha(self) -> str | None:
+        """The ``restore:`` commit made (None unless ``restored``)."""
+        return self.commit.sha if self.commit else None
+
+    @property
+    def subject(self) -> str | None:
+        return self.commit.subject if self.commit else None
+
+    @property
+    def time(self) -> str | None:
+        return self.commit.time if self.commit else None
+
+    @property
+    def diff(self) -> str:
+        return self.commit.diff if self.commit else ""

@@ -1,0 +1,131 @@
+"""What :meth:`Memory.status` reports, as records: :func:`read_status` gathers them.
+
+``nanomem status --json`` is ``to_json(read_status(...))``; DESIGN §8 fixes at least ``cursor``,
+``dream_cursor``, ``pending``, ``git_dir``, ``head`` and ``provider``. Reading status never
+writes: without a repository ``git_dir`` and ``head`` are ``None`` and nothing is created, and
+an unreadable repository is logged and reported the same way. The API key is never included.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nanomem.config import Config
+from nanomem.engines.notes import read_provider_notes
+from nanomem.errors import GitStoreError
+from nanomem.store.history import History
+from nanomem.store.memfiles import read_memory_files
+from nanomem.store.workspace import Workspace
+from nanomem.vocab import MEMORY_FILES
+
+if TYPE_CHECKING:
+    from nanomem.versions.gitstore import GitStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """One memory file: its length in characters, its cap, whether it exists, and why it is
+    not read when the symlink policy refuses it (``refused``, else None)."""
+
+    chars: int
+    cap: int
+    exists: bool
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
+class LastDream:
+    """The newest ``dream:`` commit and the cursor its ``Dream-Cursor:`` trailer names."""
+
+    sha: str
+    time: str
+    subject: str
+    dream_cursor: int | None
+
+
+@dataclass(frozen=True)
+class JobState:
+    """A background Dream (:meth:`Memory.start_dream`): when it started (ISO 8601), whether it
+    is done, and once done its ``status`` and ``commit``, or the ``error`` text."""
+
+    started_at: str
+    done: bool
+    status: str | None = None
+    commit: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class MemoryStatus:
+    """Cursors, pending entries, repository, provider and file sizes of one workspace.
+
+    ``uncommitted`` lists memory files with hand edits not yet versioned (the next Dream,
+    restore or ``watch`` commits them as ``manual:``); ``provider_notes`` are the endpoint
+    fallbacks remembered in ``memory/.provider_notes.json``.
+    """
+
+    workspace: str
+    cursor: int
+    dream_cursor: int
+    pending: int
+    git_dir: str | None
+    head: str | None
+    provider: str
+    model: str | None
+    base_url: str | None
+    files: Mapping[str, FileStatus]
+    uncommitted: tuple[str, ...]
+    last_dream: LastDream | None
+    background_dream: JobState | None
+    provider_notes: Mapping[str, Any]
+
+
+def read_status(
+    workspace: Workspace,
+    config: Config,
+    history: History,
+    store: Callable[[], GitStore] | None,
+    job: JobState | None = None,
+) -> MemoryStatus:
+    """Gather the status. ``store`` opens the repository; it is None when there is none (and
+    none is created)."""
+    refused: dict[str, str] = {}
+    data = read_memory_files(workspace, refused=refused)
+    files = {}
+    for rel in MEMORY_FILES:
+        chars = len(data[rel].decode("utf-8", "replace")) if rel in data else 0
+        files[rel] = FileStatus(chars, config.cap_for(rel), rel in data, refused.get(rel))
+    git_dir = head = None
+    last = None
+    uncommitted: tuple[str, ...] = ()
+    if store is not None:
+        try:
+            repo = store()
+            git_dir, head = str(repo.git_dir), repo.head()
+            uncommitted = tuple(repo.dirty_files())
+            latest = repo.latest("dream")
+            if latest is not None:
+                last = LastDream(latest.sha, latest.time, latest.subject, repo.last_dream_cursor())
+        except GitStoreError as exc:
+            log.warning("status: memory repository unreadable: %s", exc)
+    return MemoryStatus(
+        workspace=str(workspace.root),
+        cursor=history.last_cursor(),
+        dream_cursor=history.read_dream_cursor(),
+        pending=history.pending_count(),
+        git_dir=git_dir,
+        head=head,
+        provider=config.provider,
+        model=config.model,
+        base_url=config.base_url,
+        files=files,
+        uncommitted=uncommitted,
+        last_dream=last,
+        background_dream=job,
+        provider_notes=read_provider_notes(workspace),
+    )
