@@ -18,7 +18,6 @@ import pytest
 
 from nanomem import Memory, TurnResult, WorkspaceError
 from nanomem.config import load_config
-from nanomem.records import to_json
 from tests.fakellm import FakeLLM
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -193,7 +192,7 @@ def test_arecord_turn_is_the_async_twin(workspace: Path) -> None:
 RECORDER = """
 import dataclasses, json, sys, time
 from pathlib import Path
-from nanomem import Memory
+from nanomem import Memory, to_json
 from nanomem.config import load_config
 root, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 config = dataclasses.replace(load_config(root), context_window=int(sys.argv[4]))
