@@ -59,7 +59,7 @@ def test_memory_status_reports_stable_fields_without_creating_a_repository(memor
     }
     assert data["provider"] == status.provider == "offline"
     assert data["files"]["USER.md"] == {"chars": status.files["USER.md"].chars, "cap": 6000,
-                                        "exists": True}
+                                        "exists": True, "refused": None}
     assert not (memory.workspace.root / ".git").exists()
 
 
