@@ -390,7 +390,7 @@ def cmd_forget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         receipt = mem.forget(args.pattern, regex=args.regex, dry_run=args.dry_run,
                              keep_sessions=args.keep_sessions, include_pinned=args.include_pinned)
     if args.json:
-        _print_json(receipt.to_json(), out)
+        _print_json(receipt, out)
     else:
         print(replies.render_forget(receipt), file=out)
     if receipt.status == "refused":

@@ -106,7 +106,7 @@ def render_log(info: CommitInfo) -> str:
     sha = short(info.sha)
     body = (info.body or "").split("\nDiff:\n", 1)[0].strip()  # the diff is shown below
     lines = [f"**`{sha}`** {info.subject}", f"{_time(info.time)} · {_files(info.files)}"]
-    if getattr(info, "moved_from", None):
+    if info.moved_from:
         lines.insert(0, render_moved(info.moved_from, info.sha))
     if body:
         lines.append("")
@@ -139,7 +139,7 @@ def render_restore(result: RestoreResult) -> str:
     if result.status != "restored" or result.commit is None:
         return saved + f"Memory already matches the state before `{target}`; nothing to restore."
     commit = short(result.commit.sha)
-    if getattr(result, "moved_from", None):
+    if result.moved_from and result.target:
         saved = render_moved(result.moved_from, result.target) + "\n" + saved
     return (
         f"**Restored** the memory files to before `{target}` as commit `{commit}`; "

@@ -26,8 +26,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from nanomem.records import NOT_JSON
 from nanomem.store.fsutil import FileLock
 from nanomem.store.workspace import Workspace
 
@@ -52,10 +53,13 @@ class ForgetReceipt:
     where: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     sha_map: Mapping[str, str] = field(default_factory=dict)
     commit: str | None = None
-    hits: tuple[str, ...] = ()
+    hits: tuple[str, ...] = field(default=(), metadata=NOT_JSON)  # in ``sweep``
     refused: tuple[str, ...] = ()
     pattern_hash: str = ""
     time: str = ""
+
+    # ``forget --json`` (through nanomem.records.to_json) adds these stable keys.
+    JSON_PROPERTIES: ClassVar[tuple[str, ...]] = ("commits_rewritten", "sweep")
 
     @property
     def total(self) -> int:
@@ -66,20 +70,14 @@ class ForgetReceipt:
         """Whether the run reached its goal (zero hits; a dry run or nothing found counts)."""
         return self.status in ("forgotten", "nothing_found", "dry_run")
 
-    def to_json(self) -> dict[str, Any]:
-        """``forget --json``: stable keys, no text of the fact."""
-        return {
-            "status": self.status,
-            "counts": dict(self.counts),
-            "where": {place: list(items) for place, items in self.where.items()},
-            "commits_rewritten": len(self.sha_map),
-            "sha_map": dict(self.sha_map),
-            "commit": self.commit,
-            "sweep": {"hits": len(self.hits), "where": list(self.hits)},
-            "refused": list(self.refused),
-            "pattern_hash": self.pattern_hash,
-            "time": self.time,
-        }
+    @property
+    def commits_rewritten(self) -> int:
+        return len(self.sha_map)
+
+    @property
+    def sweep(self) -> Mapping[str, Any]:
+        """What the sweep after the rewrite still found: how many places, and where."""
+        return {"hits": len(self.hits), "where": list(self.hits)}
 
 
 @dataclass(frozen=True)
