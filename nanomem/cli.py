@@ -427,7 +427,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except ValueError as exc:  # a bad -k, --since or --until: a usage error
             raise CommandError(str(exc)) from exc
     if args.json:
-        _print_json([hit.to_json() for hit in hits], out)
+        _print_json(hits, out)
         return 0
     print(replies.render_hits(args.query, hits) if hits else
           f"nothing found for {args.query!r}", file=out)

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 SOURCES: tuple[str, ...] = ("file", "history", "archive")
 FILE_BOOST = 1.5
@@ -78,13 +77,6 @@ class Hit:
     def date(self) -> str:
         """The day it was said, ``YYYY-MM-DD`` (``""`` when unknown)."""
         return self.timestamp[:10]
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (``nanomem search --json``, the agent tool)."""
-        return {"id": self.id, "source": self.source, "timestamp": self.timestamp,
-                "path": self.path, "line": self.line, "cursor": self.cursor,
-                "session_key": self.session_key, "role": self.role, "name": self.name,
-                "pinned": self.pinned, "score": round(self.score, 4), "text": self.text}
 
 
 def parse_day(timestamp: str) -> float | None:
