@@ -92,6 +92,21 @@ def test_record_turn_continues_a_session_file_under_its_older_name(workspace: Pa
     assert sorted(p.name for p in (workspace / "sessions").glob("*.jsonl")) == ["cli_ana.jsonl"]
 
 
+def test_record_turn_keeps_nanobots_last_archived_equal_to_the_offset(workspace: Path) -> None:
+    path = workspace / "sessions" / "cy45.jsonl"  # what nanobot 0.3.5 writes for key "s.9"
+    assert Memory(workspace).workspace.session_path("s.9") == path
+    meta = {"_type": "metadata", "key": "s.9", "created_at": STAMP, "updated_at": STAMP,
+            "metadata": {"channel": "cli"}, "last_archived": 0, "last_consolidated": 0}
+    path.write_text(json.dumps(meta) + "\n", "utf-8")
+    mem = memory_with_budget(workspace, 100)
+    for n in range(4):
+        result = mem.record_turn("s.9", turn(n), memory_context="")
+    first = lines(path)[0]
+    assert result.last_consolidated > 0
+    assert first["last_archived"] == first["last_consolidated"] == result.last_consolidated
+    assert first["metadata"] == {"channel": "cli"}
+
+
 @pytest.mark.parametrize("over", [False, True])
 def test_record_turn_archives_exactly_when_over_budget(tmp_path: Path, over: bool) -> None:
     import shutil

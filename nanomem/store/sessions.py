@@ -177,7 +177,12 @@ def _build(
 
 
 def render_session(session: Session) -> str:
-    """The file text of ``session`` (pure): metadata line, then one message per line."""
+    """The file text of ``session`` (pure): metadata line, then one message per line.
+
+    nanobot 0.3.5 writes the offset twice, as ``last_archived`` (which it reads first) and
+    ``last_consolidated``; when the file carries ``last_archived``, it is kept equal to the
+    offset, so nanobot never reads a stale one and archives those messages again.
+    """
     meta = {
         "_type": METADATA_TYPE,
         "key": session.key,
@@ -186,6 +191,8 @@ def render_session(session: Session) -> str:
         "updated_at": session.updated_at,
         **session.metadata,
     }
+    if "last_archived" in meta:
+        meta["last_archived"] = session.last_consolidated
     lines = [_render_line(meta)]
     lines.extend(_render_line(m) for m in session.messages)
     return "\n".join(lines) + "\n"
