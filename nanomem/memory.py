@@ -600,7 +600,7 @@ class Memory:
         if query is None or not query.strip():
             return render_context(files, caps, budget_tokens, pending=pending, skip=template_lines())
         try:
-            hits = self.index.search(query, k=RECALL_HITS)
+            hits = self.index.search(query, k=max(RECALL_HITS, budget_tokens // 40), collapse=False)
         except NanomemError as exc:
             log.warning("context: recall skipped: %s", exc)
             hits = []

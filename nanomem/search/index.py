@@ -19,9 +19,11 @@ Text is indexed as :mod:`nanomem.search.terms` describes; ranking is :mod:`nanom
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -41,20 +43,28 @@ from nanomem.text.redact import redact_for_model
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CANDIDATES = 200  # BM25 candidates fetched before the boosts and the recency prior re-rank
+NEAR_CHARS = 300  # how much of the previous turn of the session an archived turn is indexed with
+# Column weights of bm25(): the text, its CJK pairs, the source tags (never matched), the
+# speaker's name, and the previous turn of the same session (Latin and CJK), which lets an
+# elliptical answer ("he's a beagle") be found by the question it answers ("what dog is Biscuit?").
+WEIGHTS = "1.0, 1.0, 0.0, 1.0, 0.3, 0.3"
+MATCHED = ("latin", "cjk", "who", "nlatin", "ncjk")
 _TAIL_CHECK = 64
 _SCHEMA = """
 CREATE TABLE docs(
     rowid INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
     path TEXT, line INTEGER, cursor INTEGER, session_key TEXT, role TEXT, name TEXT,
-    said_at TEXT NOT NULL, day REAL, pinned INTEGER NOT NULL, body TEXT NOT NULL);
+    said_at TEXT NOT NULL, day REAL, pinned INTEGER NOT NULL, body TEXT NOT NULL,
+    near TEXT NOT NULL);
 CREATE INDEX docs_by_path ON docs(source, path);
 CREATE TABLE marks(name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, content='',
+CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, content='',
     tokenize='porter unicode61 remove_diacritics 2');
 """
-_COLUMNS = "uid, source, path, line, cursor, session_key, role, name, said_at, day, pinned, body"
+_COLUMNS = ("uid, source, path, line, cursor, session_key, role, name, said_at, day, pinned, body, "
+            "near")
 
 
 @dataclass(frozen=True)
@@ -72,11 +82,12 @@ class Doc:
     role: str | None = None
     name: str | None = None
     pinned: bool = False
+    near: str = ""
 
     def row(self) -> tuple[Any, ...]:
         return (self.uid, self.source, self.path, self.line, self.cursor, self.session_key,
                 self.role, self.name, self.said_at, parse_day(self.said_at), int(self.pinned),
-                self.body)
+                self.body, self.near)
 
 
 @dataclass(frozen=True)
@@ -89,14 +100,17 @@ class UpdateStats:
     rebuilt: bool = False
 
 
-def render_fts_row(source: str, pinned: bool, body: str) -> tuple[str, str, str]:
-    """The three FTS columns of a document (pure): Latin text, CJK pairs, source tags.
+def render_fts_row(source: str, pinned: bool, body: str, name: str | None = None,
+                   near: str = "") -> tuple[str, ...]:
+    """The FTS columns of a document (pure): Latin text, CJK pairs, source tags, speaker, and
+    the previous turn's Latin text and CJK pairs.
 
-    >>> render_fts_row("file", True, "Lives in 北京")
-    ('lives in  ', '北京 京', 'srcfile srcpin')
+    >>> render_fts_row("archive", False, "Lives in 北京", "Ana", "where?")
+    ('lives in  ', '北京 京', 'srcarchive', 'ana', 'where?', '')
     """
     tags = f"src{source}" + (" srcpin" if pinned else "")
-    return terms.render_latin(body), terms.render_cjk_terms(body), tags
+    return (terms.render_latin(body), terms.render_cjk_terms(body), tags,
+            terms.render_latin(name or ""), terms.render_latin(near), terms.render_cjk_terms(near))
 
 
 def plan_file_docs(rel: str, text: str, skip: frozenset[str] = frozenset()) -> list[Doc]:
@@ -117,6 +131,45 @@ def plan_file_docs(rel: str, text: str, skip: frozenset[str] = frozenset()) -> l
         uid = f"f:{digest}" + (f".{seen[digest]}" if seen[digest] > 1 else "")
         docs.append(Doc(uid, "file", line, path=rel, line=number, pinned=is_pinned(stripped)))
     return docs
+
+
+def plan_collapse(hits: Sequence[Hit]) -> list[Hit]:
+    """Fold a memory-file line or history entry into the archived turn it was copied from
+    (pure): when every fact line of it is found word for word in one of the archived turns
+    among ``hits``, that turn, which also says when and by whom, takes its place, with the
+    better of the two scores. ``hits`` is best first; so is the result.
+
+    >>> turn = Hit("a:1", "archive", "Oh yes! I ran my first 5k, 31 minutes.", 1.0, "2026-05-08 10:00")
+    >>> line = Hit("f:1", "file", "- I ran my first 5k <!-- permanent -->", 3.0, path="USER.md")
+    >>> [(h.id, h.score) for h in plan_collapse([line, turn])]
+    [('a:1', 3.0)]
+    """
+    turns = [(hit, _core(hit.text)) for hit in hits if hit.source == "archive"]
+    best: dict[str, float] = {}
+    folded: set[str] = set()
+    for hit in hits:
+        if hit.source == "archive":
+            continue
+        facts = [_core(line) for line in hit.text.split("\n") if _core(line)]
+        for turn, text in turns:
+            if facts and all(fact in text for fact in facts):
+                best[turn.id] = max(best.get(turn.id, turn.score), hit.score)
+                folded.add(hit.id)
+                break
+    out = [dataclasses.replace(h, score=best[h.id]) if h.id in best else h
+           for h in hits if h.id not in folded]
+    out.sort(key=lambda h: (-h.score, h.id))
+    return out
+
+
+_FACT_MARK = re.compile(r"^\s*(?:[-*]\s*)?(?:\[[a-z]+\]\s*)?")
+_COMMENTS = re.compile(r"<!--.*?-->|\(said \d{4}-\d{2}-\d{2}\)")
+
+
+def _core(text: str) -> str:
+    """A fact's words for containment: list mark, ``[mark]``, machine comments dropped."""
+    text = _COMMENTS.sub(" ", _FACT_MARK.sub("", text))
+    return " ".join(terms.normalise(text).split()).strip(" .!?,;:")
 
 
 class SearchIndex:
@@ -294,7 +347,7 @@ class SearchIndex:
         return added
 
     def _update_archive(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
-        added = 0
+        added, moved = 0, set()
         for path in self.archive.segments():
             name = f"archive:{path.name}"
             offset, check = _parse_offset_mark(marks.get(name))
@@ -308,17 +361,28 @@ class SearchIndex:
                 logger.warning("search: %s was rewritten; indexing it again", path.name)
                 self._delete_where(db, "source = 'archive' AND path = ?", (path.name,))
                 offset = 0
+                for key in [k for k in marks if k.startswith("near:")]:
+                    marks[key] = ""  # what preceded the segment's first turns is not known
+                    moved.add(key)
             elif size == offset:
                 continue
             end = offset
             batch: list[Doc] = []
             for end, record in read_records(path, offset):
+                near = marks.get(f"near:{record.session_key}", "")
                 batch.append(Doc(f"a:{record.id}", "archive", record.text, said_at=record.said_at,
                                  path=path.name, session_key=record.session_key,
-                                 role=record.role, name=record.name))
+                                 role=record.role, name=record.name, near=near))
+                marks[f"near:{record.session_key}"] = record.text[-NEAR_CHARS:]
+                moved.add(f"near:{record.session_key}")
+                if len(batch) >= 2000:
+                    added += self._insert(db, batch)
+                    batch = []
             added += self._insert(db, batch)
             if end != offset:
                 _set_mark(db, name, f"{end}:{_tail_hash(path, end)}")
+        for key in moved:
+            _set_mark(db, key, marks[key])
         return added
 
     def _insert(self, db: sqlite3.Connection, docs: Iterable[Doc]) -> int:
@@ -335,31 +399,38 @@ class SearchIndex:
             known.add(row[0])
             rowid = first + len(fresh)
             fresh.append((rowid, *row))
-            fts_rows.append((rowid, *render_fts_row(row[1], bool(row[10]), row[11])))
+            fts_rows.append((rowid, *render_fts_row(row[1], bool(row[10]), row[11], row[7], row[12])))
         db.executemany(f"INSERT INTO docs(rowid, {_COLUMNS}) VALUES "
-                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
-        db.executemany("INSERT INTO fts(rowid, latin, cjk, src) VALUES (?, ?, ?, ?)", fts_rows)
+                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
+        db.executemany("INSERT INTO fts(rowid, latin, cjk, src, who, nlatin, ncjk) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", fts_rows)
         return len(fresh)
 
     def _delete_where(self, db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
-        gone = db.execute(f"SELECT rowid, source, pinned, body FROM docs WHERE {where}", args).fetchall()
-        db.executemany("INSERT INTO fts(fts, rowid, latin, cjk, src) VALUES ('delete', ?, ?, ?, ?)",
-                       [(rowid, *render_fts_row(source, bool(pinned), body))
-                        for rowid, source, pinned, body in gone])
+        gone = db.execute(f"SELECT rowid, source, pinned, body, name, near FROM docs WHERE {where}",
+                          args).fetchall()
+        db.executemany("INSERT INTO fts(fts, rowid, latin, cjk, src, who, nlatin, ncjk) "
+                       "VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
+                       [(rowid, *render_fts_row(source, bool(pinned), body, name, near))
+                        for rowid, source, pinned, body, name, near in gone])
         db.execute(f"DELETE FROM docs WHERE {where}", args)
 
     def search(self, query: str, *, k: int = 8, since: str | None = None,
-               until: str | None = None, sources: Sequence[str] | None = None) -> list[Hit]:
-        """The ``k`` best hits for ``query`` (the index is brought up to date first)."""
-        match = terms.plan_match(query)
+               until: str | None = None, sources: Sequence[str] | None = None,
+               collapse: bool = True) -> list[Hit]:
+        """The ``k`` best hits for ``query`` (the index is brought up to date first).
+
+        With ``collapse`` a memory-file line or history entry copied word for word from an
+        archived turn among the hits is folded into that turn (:func:`plan_collapse`)."""
+        match = terms.plan_match(query, MATCHED)
         if match is None or k <= 0:
             return []
         wanted = tuple(sources) if sources else SOURCES
         self.update()
-        return self._healthy(lambda db: self._search(db, match, k, since, until, wanted))
+        return self._healthy(lambda db: self._search(db, match, k, since, until, wanted, collapse))
 
     def _search(self, db: sqlite3.Connection, match: str, k: int, since: str | None,
-                until: str | None, sources: tuple[str, ...]) -> list[Hit]:
+                until: str | None, sources: tuple[str, ...], collapse: bool) -> list[Hit]:
         if set(sources) != set(SOURCES):
             match += " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
         dated = since is not None or until is not None
@@ -370,34 +441,35 @@ class SearchIndex:
         relevance: dict[int, float] = {}
         for expression in queries:
             if dated:  # dated texts only (file lines have no date), filtered inside SQLite
-                sql = ("SELECT f.rowid, -bm25(fts, 1.0, 1.0, 0.0) FROM fts f JOIN docs d "
+                sql = (f"SELECT f.rowid, -bm25(fts, {WEIGHTS}) FROM fts f JOIN docs d "
                        "ON d.rowid = f.rowid WHERE fts MATCH ? AND d.source != 'file' "
                        "AND d.said_at >= ? AND d.said_at <= ? ORDER BY 2 DESC LIMIT ?")
                 args: tuple[Any, ...] = (expression, since or "", (until or "9999") + "\uffff", limit)
             else:
-                sql = ("SELECT rowid, -bm25(fts, 1.0, 1.0, 0.0) FROM fts WHERE fts MATCH ? "
+                sql = (f"SELECT rowid, -bm25(fts, {WEIGHTS}) FROM fts WHERE fts MATCH ? "
                        "ORDER BY 2 DESC LIMIT ?")
                 args = (expression, limit)
             for rowid, score in db.execute(sql, args):
                 relevance[rowid] = score
-        return self._rank(db, relevance, k)
+        return self._rank(db, relevance, k, collapse)
 
     @staticmethod
-    def _rank(db: sqlite3.Connection, relevance: dict[int, float], k: int) -> list[Hit]:
+    def _rank(db: sqlite3.Connection, relevance: dict[int, float], k: int,
+              collapse: bool = True) -> list[Hit]:
         if not relevance:
             return []
         newest_mark = db.execute("SELECT value FROM marks WHERE name = 'newest_day'").fetchone()
         newest = float(newest_mark[0]) if newest_mark and newest_mark[0] else None
         hits: list[Hit] = []
         for row in _fetch_docs(db, list(relevance)):
-            rowid, uid, source, path, line, cursor, key, role, name, said, day, pinned, body = row
+            rowid, uid, source, path, line, cursor, key, role, name, said, day, pinned, body, _ = row
             score = score_hit(relevance[rowid], source=source, pinned=bool(pinned), day=day,
                               newest_day=newest)
             hits.append(Hit(uid, source, body, score, timestamp=said, path=path, line=line,
                             cursor=cursor, session_key=key, role=role, name=name,
                             pinned=bool(pinned)))
         hits.sort(key=lambda h: (-h.score, h.id))
-        return hits[:k]
+        return plan_collapse(hits)[:k] if collapse else hits[:k]
 
     def count(self) -> int:
         """Documents in the index."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"\w+")
@@ -99,12 +100,13 @@ def plan_words(query: str) -> list[str]:
     return [t.rstrip("*")[1:-1].replace('""', '"') for t in plan_terms(query)]
 
 
-def plan_match(query: str) -> str | None:
-    """The FTS5 ``MATCH`` expression of a query, or ``None`` when it has no searchable term."""
+def plan_match(query: str, columns: Sequence[str] = ("latin", "cjk")) -> str | None:
+    """The FTS5 ``MATCH`` expression of a query over ``columns``, or ``None`` when the query
+    has no searchable term."""
     terms = plan_terms(query)
     if not terms:
         return None
-    return "{latin cjk} : (" + " OR ".join(terms) + ")"
+    return "{" + " ".join(columns) + "} : (" + " OR ".join(terms) + ")"
 
 
 def _quote(term: str) -> str:
