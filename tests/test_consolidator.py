@@ -297,7 +297,10 @@ def test_consolidate_failure_keeps_offset_and_records_count(
     enqueue_failure(fake, kind)
     messages = turns(30)
     path = write_session(workspace / "sessions" / "t.jsonl", messages)
-    result = run(path, workspace, make(max_retries=1, timeout=0.3), config_for(messages, 0.8))
+    # Only the timeout case needs a short timeout; elsewhere a loaded machine must not turn a
+    # slow 500 into a timeout that leaves the second scripted reply unrequested.
+    timeout = 0.3 if kind == "timeout" else 30.0
+    result = run(path, workspace, make(max_retries=1, timeout=timeout), config_for(messages, 0.8))
     assert result.status == "failed" and result.failures == 1 and result.reason
     session = load_session(path)
     assert session.last_consolidated == 0
