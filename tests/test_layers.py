@@ -278,3 +278,10 @@ def test_records_have_one_json_form() -> None:
                      for item in node.body)]
     assert sorted(found) == ["nanomem.store.archive.ArchiveRecord",
                              "nanomem.store.historyfile.HistoryEntry"]
+
+
+def test_layers_only_the_cli_and_the_demo_print() -> None:
+    found = sorted({name for name in _modules() for node in ast.walk(_parsed(name))
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "print"})
+    assert found == ["nanomem.cli", "nanomem.demo"]
