@@ -67,6 +67,9 @@ def render_dream(result: DreamResult) -> str:
     accepted = result.accepted if isinstance(result.accepted, int) else len(result.accepted)
     refused = tuple(result.refused)
     counts = f"{accepted} edit(s) accepted, {len(refused)} refused"
+    facts = getattr(result, "ledger_summary", "")
+    if facts:
+        counts = f"facts: {facts}; {counts}"
     if status == "committed":
         sha = short(result.commit)
         return (

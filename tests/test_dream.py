@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from nanomem.dream.audit import read_refusal_records
+
 import json
 import subprocess
 from pathlib import Path
@@ -150,7 +152,7 @@ def test_run_dream_refuses_each_forbidden_call_and_still_completes(setup: Setup,
     body = setup.store.show(result.commit).body
     assert "Tool calls: accepted 1, refused 7" in body
     assert "  - edit_file USER.md: edit_file: pins:" in body
-    audit = [json.loads(line) for line in setup.ws.audit.read_text().splitlines()]
+    audit = read_refusal_records(setup.ws.audit.read_text())
     assert [a["reason"] for a in audit] == reasons
     assert {a["batch"] for a in audit} == {"1-1"}
     assert {a["outcome"] for a in audit} == {"committed"}
@@ -182,7 +184,7 @@ def test_run_dream_changes_nothing_when_the_provider_fails_mid_run(setup: Setup,
     assert (result.dream_cursor_before, result.dream_cursor_after) == (1, 1)
     assert setup.snapshot() == before
     assert to_json(result)["commit"] is None
-    audit = [json.loads(line) for line in setup.ws.audit.read_text().splitlines()]
+    audit = read_refusal_records(setup.ws.audit.read_text())
     assert [(a["tool"], a["path"], a["outcome"]) for a in audit] == [
         ("edit_file", "nanomem.toml", "failed")]
     fake.assert_all_consumed()

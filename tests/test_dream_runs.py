@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from nanomem.dream.audit import read_refusal_records
+
 import asyncio
 import json
 import subprocess
@@ -291,6 +293,6 @@ def test_run_dream_appends_to_the_audit_across_runs(setup: Setup) -> None:
     _dream_once(setup, [bad, finish("no_changes_needed")])
     setup.history.append("- [durable] two")
     _dream_once(setup, [bad, finish("no_changes_needed")])
-    audit = [json.loads(line) for line in setup.ws.audit.read_text().splitlines()]
+    audit = read_refusal_records(setup.ws.audit.read_text())
     assert [(a["batch"], a["path"], a["outcome"]) for a in audit] == [
         ("1-1", "prompts/dream.md", "no_changes"), ("2-2", "prompts/dream.md", "no_changes")]

@@ -3,6 +3,8 @@ carry DESIGN §8's fields with the right types (DESIGN §7, §8)."""
 
 from __future__ import annotations
 
+from nanomem.dream.audit import read_refusal_records
+
 import json
 import re
 from pathlib import Path
@@ -188,7 +190,7 @@ def test_dream_json_lists_refusals_as_tool_path_reason(tmp_path: Path) -> None:
         assert item["tool"] == "edit_file" and isinstance(item["reason"], str) and item["reason"]
     assert not (tmp_path / "outside.md").exists()
     audit_text = (ws / "memory" / "dream-audit.jsonl").read_text()
-    audit = [json.loads(line) for line in audit_text.splitlines()]
+    audit = read_refusal_records(audit_text)
     assert len(audit) == 2
 
 

@@ -3,6 +3,8 @@ instruction to the model is refused and audited, for the scripted model and the 
 
 from __future__ import annotations
 
+from nanomem.dream.audit import read_refusal_records
+
 import json
 from pathlib import Path
 
@@ -89,7 +91,7 @@ def test_injection_gate_does_not_block_edits_next_to_a_line_a_person_wrote() -> 
 
 
 def _audit(setup: Setup) -> list[dict]:
-    return [json.loads(line) for line in setup.ws.audit.read_text("utf-8").splitlines()]
+    return read_refusal_records(setup.ws.audit.read_text("utf-8"))
 
 
 def _assert_refused_and_audited(setup: Setup, result, count: int) -> None:

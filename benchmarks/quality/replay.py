@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from nanomem.dream.ledger import STATES, parse_ledger_facts, unaccounted
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
 from nanomem.memory import Memory
@@ -62,6 +63,9 @@ class ReplayResult:
     refused: int
     refusal_reasons: tuple[str, ...] = field(default=())
     dream_failures: tuple[str, ...] = field(default=())
+    facts: int = 0  # facts of the batches Dream processed (counted from the history entries)
+    accounted: int = 0  # of them, those the ledger puts in exactly one state
+    ledger_states: Mapping[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +77,9 @@ class ReplayResult:
             "refused": self.refused,
             "refusal_reasons": list(self.refusal_reasons),
             "dream_failures": list(self.dream_failures),
+            "facts": self.facts,
+            "accounted": self.accounted,
+            "ledger_states": dict(self.ledger_states),
         }
 
 
@@ -117,6 +124,8 @@ async def replay_conversation(
     archived, dreams, accepted, refused = 0, [], 0, 0
     reasons: list[str] = []
     failures: list[str] = []
+    facts_seen = accounted = 0
+    states: Counter[str] = Counter()
     try:
         memory.store  # create the memory repository before the first turn (init: commit)
         for session in conversation.sessions:
@@ -138,7 +147,11 @@ async def replay_conversation(
                 statuses[result.status] += 1
                 archived += result.archived_messages
             clock.set(session.end)
+            waiting = memory.history.read_since(memory.history.read_dream_cursor())
             dream = await memory.adream()
+            seen, ok = account_ledger(waiting, dream)
+            facts_seen, accounted = facts_seen + seen, accounted + ok
+            states.update(entry.state for entry in dream.ledger)
             dreams.append(dream.status)
             accepted += dream.accepted
             refused += len(dream.refused)
@@ -165,4 +178,37 @@ async def replay_conversation(
         refused=refused,
         refusal_reasons=tuple(reasons),
         dream_failures=tuple(failures),
+        facts=facts_seen,
+        accounted=accounted,
+        ledger_states=dict(states),
     )
+
+
+def account_ledger(waiting: Any, dream: Any) -> tuple[int, int]:
+    """``(facts, accounted)`` for one Dream: the facts of the history entries it processed,
+    counted from the entries themselves, and how many of them its ledger puts in a known state."""
+    if dream.status not in ("committed", "no_changes"):
+        return 0, 0
+    done = [e for e in waiting if e.cursor <= dream.dream_cursor_after]
+    facts = parse_ledger_facts([_Whole(e) for e in done], default_day="1970-01-01")
+    ledger = [e for e in dream.ledger if e.cursor <= dream.dream_cursor_after]
+    if len(ledger) != len(facts):
+        return len(facts), min(len(facts), len(ledger)) - len(unaccounted(facts, ledger))
+    ok = [f for f, e in zip(facts, ledger) if f.text == e.fact and e.state in STATES
+          and (e.path is not None if e.state in ("kept", "corrected") else bool(e.reason))]
+    return len(facts), len(ok)
+
+
+@dataclass(frozen=True)
+class _Whole:
+    """A whole history entry seen as one batch segment."""
+
+    entry: Any
+
+    @property
+    def cursor(self) -> int:
+        return int(self.entry.cursor)
+
+    @property
+    def text(self) -> str:
+        return str(self.entry.content)

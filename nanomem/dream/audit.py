@@ -25,11 +25,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nanomem.records import NOT_JSON
+from nanomem.records import NOT_JSON, to_json
+from nanomem.dream.ledger import LedgerEntry, summarize_ledger
 from nanomem.versions.commits import render_file_diff
 from nanomem.text.redact import redact
 from nanomem.text.sanitize import sanitize_line
 
+LEDGER_KIND = "ledger"  # the ``kind`` of the one audit line per run that holds the fact ledger
+LEDGER_BODY_LINES = 12  # facts not kept, listed by name in the commit body (the rest: the audit)
 ENCODING = ("utf-8", "surrogateescape")  # memory files round-trip byte for byte
 
 
@@ -102,8 +105,10 @@ def render_body(
     refusals: Sequence[Refusal],
     diff: str,
     replay_of: str | None = None,
+    ledger: Sequence[LedgerEntry] = (),
 ) -> str:
-    """The machine-made commit body: what was processed, per-file counts, calls, refusals, diff.
+    """The machine-made commit body: what was processed, per-file counts, calls, refusals, the
+    fact ledger's summary (with the facts that were not kept), diff.
 
     >>> print(render_body(span="1-2", batches=1, changes={"USER.md": (1, 0)}, accepted=1,
     ...                   refusals=[Refusal("edit_file", "SOUL.md", "pinned line")], diff=""))
@@ -125,9 +130,67 @@ def render_body(
     if refusals:
         lines.append("Refused:")
         lines += [f"  - {_safe(r.tool)} {_safe(r.path or '-')}: {_safe(r.reason)}" for r in refusals]
+    if ledger:
+        lines += ["", *render_ledger_summary(ledger)]
     if diff:
         lines += ["", "Diff:", diff.rstrip("\n")]
     return "\n".join(lines)
+
+
+def render_ledger_summary(ledger: Sequence[LedgerEntry]) -> list[str]:
+    """``Facts: 3 kept, 2 skipped (file full)`` and one line per fact that was not kept.
+
+    >>> from nanomem.dream.ledger import LedgerEntry
+    >>> render_ledger_summary([LedgerEntry(4, "durable", "Likes tea", "skipped", reason="cap")])
+    ['Facts: 1 skipped (file full)', '  - skipped (cap): Likes tea [entry 4]']
+    """
+    lines = [f"Facts: {summarize_ledger(ledger)}"]
+    shown = [e for e in ledger if e.state in ("skipped", "refused", "pending")]
+    for entry in shown[:LEDGER_BODY_LINES]:
+        # a refusal's reason is in the Refused: list above; the others say why here
+        why = f" ({_safe(entry.reason)})" if entry.reason and entry.state != "refused" else ""
+        lines.append(f"  - {entry.state}{why}: {_safe(entry.fact)[:100]} [entry {entry.cursor}]")
+    if len(shown) > LEDGER_BODY_LINES:
+        lines.append(f"  - … {len(shown) - LEDGER_BODY_LINES} more in memory/dream-audit.jsonl")
+    return lines
+
+
+def render_ledger_line(
+    ledger: Sequence[LedgerEntry],
+    *,
+    time: datetime,
+    batch: str,
+    outcome: str,
+    commit: str | None = None,
+    replay_of: str | None = None,
+) -> str:
+    """The one audit line of a run's fact ledger: ``{"kind": "ledger", ..., "facts": [...]}``."""
+    record: dict[str, Any] = {
+        "kind": LEDGER_KIND,
+        "time": time.isoformat(timespec="seconds"),
+        "batch": batch,
+        "outcome": outcome,
+        "commit": commit,
+        "summary": summarize_ledger(ledger),
+        "facts": [redact_value({k: v for k, v in to_json(e).items() if v is not None})
+                  for e in ledger],
+    }
+    if replay_of:
+        record["replay_of"] = replay_of
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def read_refusal_records(text: str) -> list[dict[str, Any]]:
+    """The refusal records of an audit file's text (the ledger lines left out)."""
+    out = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and record.get("kind") != LEDGER_KIND:
+            out.append(record)
+    return out
 
 
 def render_audit_lines(

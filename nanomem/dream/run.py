@@ -39,6 +39,7 @@ from typing import Any
 
 from nanomem.dream import audit
 from nanomem.dream.audit import Refusal
+from nanomem.dream.ledger import LedgerEntry, parse_ledger_facts, plan_ledger, summarize_ledger
 from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
@@ -77,6 +78,14 @@ class DreamResult:
     batch: str | None = None
     note: str | None = None
     manual_commit: str | None = None
+    ledger: tuple[LedgerEntry, ...] = ()
+
+    JSON_PROPERTIES = ("ledger_summary",)
+
+    @property
+    def ledger_summary(self) -> str:
+        """``3 kept, 1 corrected, 2 skipped (file full), 1 question`` (empty: no ledger)."""
+        return summarize_ledger(self.ledger) if self.ledger else ""
 
     @property
     def ok(self) -> bool:
@@ -202,6 +211,7 @@ class _Run:
         self.before = 0
         self.batches: list[Batch] = []
         self.manual_sha: str | None = None
+        self.ledger: tuple[LedgerEntry, ...] = ()
 
     def say(self, message: str) -> None:
         log.debug("%s", message)
@@ -236,6 +246,7 @@ class _Run:
         after = self._cursor_after()
         changes = audit.summarize_changes(originals, staged.current)
         diff = audit.render_diff(originals, staged.current, existed)
+        self.ledger = self._ledger(originals, staged.current)
         if self.dry_run:
             self.say(f"dry run: {len(changes)} file(s) would change; nothing written")
             return self._result("dry_run", before, diff=diff)
@@ -266,6 +277,16 @@ class _Run:
         self._compact()
         self.say(f"committed {sha[:7] if sha else '-'}; dream cursor {before} -> {after}")
         return self._result("committed" if sha else "no_changes", after, diff=diff, commit=sha)
+
+    def _ledger(self, before: Mapping[str, str], after: Mapping[str, str]) -> tuple[LedgerEntry, ...]:
+        """Where each fact of the run's batches ended up, from the batches, the diff and the
+        refusals (:mod:`nanomem.dream.ledger`), never from what the model says."""
+        now = self.clock()
+        segments = [seg for batch in self.batches for seg in batch.segments]
+        facts = parse_ledger_facts(segments, default_day=now.date().isoformat())
+        caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
+        return plan_ledger(facts, before, after, refusals=self.tally.refusals, today=now.date(),
+                           ttl_days=self.config.ephemeral_ttl_days, caps=caps)
 
     def _commit_manual(self) -> None:
         """Commit hand edits as ``manual:`` so the ``dream:`` commit holds only Dream's change.
@@ -361,7 +382,8 @@ class _Run:
     def _body(self, changes: Mapping[str, tuple[int, int]], diff: str) -> str:
         return audit.render_body(span=self.span or "", batches=len(self.batches), changes=changes,
                                  accepted=self.tally.accepted, refusals=self.tally.refusals,
-                                 diff=diff, replay_of=self.replay.sha[:7] if self.replay else None)
+                                 diff=diff, replay_of=self.replay.sha[:7] if self.replay else None,
+                                 ledger=self.ledger)
 
     def _write(self, texts: Mapping[str, str], changes: Mapping[str, Any], *,
                existed: Mapping[str, bool] | None = None) -> None:
@@ -376,7 +398,8 @@ class _Run:
         return DreamResult(
             status, self.before, after, accepted=self.tally.accepted,
             refused=tuple(self.tally.refusals), batches=len(self.batches), batch=self.span,
-            note=" | ".join(notes) if notes else None, manual_commit=self.manual_sha, **extra,
+            note=" | ".join(notes) if notes else None, manual_commit=self.manual_sha,
+            ledger=self.ledger, **extra,
         )
 
     def _failed(self, reason: str) -> DreamResult:
@@ -387,8 +410,12 @@ class _Run:
         return self._result("failed", self.before, reason=reason)
 
     def _audit(self, outcome: str, sha: str | None = None) -> None:
+        replay_of = self.replay.sha if self.replay else None
         text = audit.render_audit_lines(self.tally.refusals, time=self.clock(), outcome=outcome,
-                                        commit=sha, replay_of=self.replay.sha if self.replay else None)
+                                        commit=sha, replay_of=replay_of)
+        if outcome != "failed" and self.ledger:  # a failed run leaves its facts to the next one
+            text += audit.render_ledger_line(self.ledger, time=self.clock(), batch=self.span or "",
+                                             outcome=outcome, commit=sha, replay_of=replay_of)
         audit.append_audit(self.ws.audit, text)
 
     def _compact(self) -> None:
