@@ -43,10 +43,10 @@ SOCIAL_WORDS = frozenset(
     cool neat fun funny exciting excited interesting incredible impressive beautiful sweet
     good glad happy proud congrats congratulations bravo well done job kudos wow whoa oh ah aw
     haha hahaha lol lmao hehe yay woo hi hello hey bye goodbye morning evening night see soon
-    love loved lovely adore enjoy enjoyed
+    love loved lovely adore enjoy enjoyed like likes liked
     sound sounds sounded seem seems seemed look looks looked must been being feel feels felt
     really truly quite pretty super such totally much many lot lots ever always never what how
-    one thing things way something that's it's you're that what's isn't wasn't
+    one thing things way something that's it's you're that what's isn't wasn't here here's there's
     let's lets keep going go get take know think thought bet guess imagine
     """.split()
 )
@@ -62,15 +62,16 @@ SECRET_WORDS = frozenset(
     credential credentials login access code private ssh auth bearer
     """.split()
 )
+SECRET_ZH = re.compile(r"密钥|秘钥|密码|口令|令牌|验证码|是|我的|这个|这是")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _VOCATIVE = re.compile(
     r"^\s*(?:(?:hi|hey|hello|dear|ok|okay|oh)\s+)?[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s*[,!:]\s*"
     r"|[,，]\s*[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s*[.!?…]*\s*$"
 )
-_NAME_WORD = re.compile(r"[A-Z][a-z]+")
 
 
-def content_left(text: str, *, drop: frozenset[str] = SOCIAL_WORDS) -> list[str]:
+def content_left(text: str, *, drop: frozenset[str] = SOCIAL_WORDS,
+                 drop_zh: re.Pattern[str] | None = None) -> list[str]:
     """The words of ``text`` that are neither stop words nor in ``drop``; each CJK run minus
     the Chinese social words counts as one word; digits always count.
 
@@ -84,7 +85,7 @@ def content_left(text: str, *, drop: frozenset[str] = SOCIAL_WORDS) -> list[str]
         text = _VOCATIVE.sub(" ", _VOCATIVE.sub(" , ", text))
     left: list[str] = []
     for run in CJK_RUN.findall(text):
-        rest = SOCIAL_ZH.sub("", run)
+        rest = SOCIAL_ZH.sub("", drop_zh.sub("", run) if drop_zh else run)
         if rest:
             left.append(rest)
     for word in _WORD.findall(CJK_RUN.sub(" ", text)):
@@ -105,4 +106,4 @@ def is_placeholder_only(text: str) -> bool:
     if not PLACEHOLDER.search(text):
         return False
     rest = PLACEHOLDER.sub(" ", text)
-    return not content_left(rest, drop=SOCIAL_WORDS | SECRET_WORDS)
+    return not content_left(rest, drop=SOCIAL_WORDS | SECRET_WORDS, drop_zh=SECRET_ZH)

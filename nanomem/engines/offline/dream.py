@@ -51,6 +51,7 @@ from nanomem.dream.gates.corrections import matches as permanent_correction_matc
 from nanomem.dream.gates.corrections import topics_of
 from nanomem.dream.gates.injection import find_injection
 from nanomem.text.redact import redact
+from nanomem.text.filler import is_filler, is_placeholder_only
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
 from nanomem.engines.offline.slots import (
@@ -108,8 +109,13 @@ _SOUL = re.compile(
     r"\b(?:answer|answers|answering|reply|replies|respond|responses?|speak|tone|formal|informal|"
     r"concise|verbose|emojis?|bullet points?|markdown|format(?:ting)?|you should|you must|"
     r"address me|talk to me|code blocks?|write in|spelling|language)\b|回答|回复|语气|格式|用中文|用英文|表格|列表", _I)
+# A request the person makes of the agent: "please", "you should/can/could …", "I want you to",
+# "answer me", or an imperative opening. A bare "you" is not one ("You always format so nicely"
+# is a compliment, not a rule for the agent).
 _ADDRESSED = re.compile(
-    r"\b(?:you|your|yours|yourself|please)\b|\b(?:answer|reply|respond|talk|write|speak)(?: to)? me\b|^\W*(?:don'?t|do not|never|always|use|keep|reply|answer|"
+    r"\bplease\b|\b(?:can|could|would|will) you\b|\byou(?:'ll| should| must| need| have to| can| could| will| would| may)\b|"
+    r"\b(?:want|like|need|ask) you\b|\b(?:answer|reply|respond|talk|write|speak)(?: to)? me\b|"
+    r"^\W*(?:don'?t|do not|never|always|use|keep|reply|answer|"
     r"write|be|show|format|avoid|stop|talk|speak|respond)\b", _I)
 _HEALTH = re.compile(
     r"\b(?:allerg\w*|diabet\w*|asthma|medication|intoleran\w*|epilep\w*)|过敏|糖尿病|哮喘|不耐受", _I)
@@ -173,6 +179,9 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     planned: dict[str, list[str]] = {}
 
     def add(fact: Fact) -> None:
+        if is_junk(fact.text):
+            counts["skipped"] += 1  # social filler or a bare [REDACTED:…]: no fact to keep
+            return
         if fact.mark == "ephemeral" and _age_days(fact.day, today) > task.ttl_days:
             counts["skipped"] += 1  # already stale when Dream sees it
             return
@@ -190,7 +199,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         counts["added"] += 1
 
     for fact in parse_facts(task.batch, default_day=today.isoformat()):
-        if fact.mark != "correction":
+        if fact.mark != "correction" or is_junk(fact.text):
             add(fact)
             continue
         view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
@@ -269,6 +278,16 @@ def parse_facts(batch: Sequence[Any], *, default_day: str) -> list[Fact]:
             if mark != "skip" and clean:
                 facts.append(Fact(mark, clean, said.group(1) if said else day))
     return facts
+
+
+def is_junk(text: str) -> bool:
+    """Social filler or a sentence whose only content is a ``[REDACTED:…]`` placeholder
+    (:mod:`nanomem.text.filler`): never stored as a fact.
+
+    >>> is_junk("That must have been awesome!"), is_junk("My API key is [REDACTED:openai-key]")
+    (True, True)
+    """
+    return is_filler(text) or is_placeholder_only(text)
 
 
 def route_fact(text: str) -> str:
