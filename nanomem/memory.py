@@ -30,6 +30,7 @@ import copy
 import dataclasses
 import logging
 import re
+import sqlite3
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +44,9 @@ from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.consolidate.facts import parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import PendingEntry, RecalledTurn, render_context, render_snippet
+from nanomem.dream import audit
 from nanomem.dream.run import DreamResult, builtin_instructions, run_dream
+from nanomem.dream.selftest import check_recall
 from nanomem.errors import ConfigError, DreamError, GitStoreError, NanomemError, ShaError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt, find_moved
 from nanomem.forget.run import ForgetOptions, run_forget
@@ -411,7 +414,7 @@ class Memory:
         >>> Memory("ws").dream().status  # doctest: +SKIP
         'committed'
         """
-        return await run_dream(
+        result = await run_dream(
             self.workspace,
             config=self.config,
             history=self.history,
@@ -422,6 +425,23 @@ class Memory:
             clock=self.clock,
             progress=progress,
         )
+        if dry_run or result.status not in ("committed", "no_changes") or not result.ledger:
+            return result
+        return self._check_recall(result)
+
+    def _check_recall(self, result: Any) -> Any:
+        """The recall self-test after a completed Dream (:mod:`nanomem.dream.selftest`): a
+        measurement, audited and returned, never a gate; a search failure is logged."""
+        try:
+            health = check_recall(result.ledger, lambda query, k: self.search(query, k=k))
+        except (NanomemError, OSError, sqlite3.Error) as exc:
+            log.warning("recall self-test after Dream failed: %s", exc)
+            return result
+        audit.append_audit(self.workspace.audit, audit.render_recall_line(
+            health, time=self.clock(), batch=result.batch or "", commit=result.commit))
+        if health.failures:
+            log.info("recall self-test: %s; not found: %s", health.summary, "; ".join(health.failures))
+        return dataclasses.replace(result, recall=health)
 
     def dream(self, dry_run: bool = False, replay_sha: str | None = None,
               progress: Callable[..., None] | None = None) -> DreamResult:
@@ -645,6 +665,14 @@ class Memory:
         job = self._job.state() if self._job is not None else None
         opener = (lambda: self.store) if self.has_repository() else None
         return read_status(self.workspace, self.config, self.history, opener, job)
+
+    def _memory_health(self, files: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """``near_cap`` (files over 90 % of their cap), the facts skipped for a full file since
+        when, and the newest recall self-test, from the audit's newest lines."""
+        health = audit.plan_memory_health(audit.read_audit_tail(self.workspace.audit))
+        near = [rel for rel, size in files.items()
+                if size["cap"] and size["chars"] > NEAR_FULL * size["cap"]]
+        return {"near_cap": near, **health}
 
     async def ahandle_command(self, text: str) -> str | None:
         """Route a slash command; ``None`` when ``text`` is not one of nanomem's.

@@ -70,6 +70,9 @@ def render_dream(result: DreamResult) -> str:
     facts = getattr(result, "ledger_summary", "")
     if facts:
         counts = f"facts: {facts}; {counts}"
+    recall = getattr(result, "recall", None)
+    if recall is not None and recall.checked:
+        counts += f"; recall health {recall.found}/{recall.checked}"
     if status == "committed":
         sha = short(result.commit)
         return (
@@ -179,6 +182,15 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
     for rel, size in status.files.items():
         flag = " **over cap**" if size.chars > size.cap else ""
         lines.append(f"- `{rel}` {size.chars:,}/{size.cap:,} chars{flag}")
+    health = status.health
+    for rel in health.near_cap:
+        since = f" since {_time(health.skipped_since)}" if health.skipped_since else ""
+        lines.append(f"- **warning**: `{rel}` is over 90% of its cap; "
+                     f"{health.skipped_for_cap} fact(s) skipped for a full file{since}, "
+                     f"{health.moved_out} moved out; merge or trim it by hand, or raise its cap")
+    if health.recall_checked:
+        lines.append(f"- recall health of the last Dream: {health.recall_found}/"
+                     f"{health.recall_checked} facts found by search")
     if status.uncommitted:
         files = ", ".join(f"`{rel}`" for rel in status.uncommitted)
         lines.append(f"- hand edits not yet versioned: {files}")

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nanomem.config import Config
+from nanomem.dream import audit
+from nanomem.dream.ledger import NEAR_FULL
 from nanomem.engines.notes import read_provider_notes
 from nanomem.errors import GitStoreError
 from nanomem.store.history import History
@@ -61,6 +63,40 @@ class JobState:
 
 
 @dataclass(frozen=True)
+class MemoryHealth:
+    """Whether memory stays useful: files over 90 % of their cap (``near_cap``), the facts that
+    Dream skipped for a full file (and the time of the first, from the audit's ledger lines),
+    the facts moved out, and the newest recall self-test (``recall_found`` of
+    ``recall_checked`` facts came back from search; None before the first)."""
+
+    near_cap: tuple[str, ...] = ()
+    skipped_for_cap: int = 0
+    skipped_since: str | None = None
+    moved_out: int = 0
+    recall_checked: int | None = None
+    recall_found: int | None = None
+    recall_time: str | None = None
+    recall_failures: tuple[str, ...] = ()
+
+
+def read_health(workspace: Workspace, files: Mapping[str, FileStatus]) -> MemoryHealth:
+    """:class:`MemoryHealth` from the file sizes and the newest lines of the audit."""
+    found = audit.plan_memory_health(audit.read_audit_tail(workspace.audit))
+    recall = found["recall_health"] or {}
+    near = tuple(rel for rel, size in files.items() if size.cap and size.chars > NEAR_FULL * size.cap)
+    return MemoryHealth(
+        near_cap=near,
+        skipped_for_cap=found["skipped_for_cap"]["count"],
+        skipped_since=found["skipped_for_cap"]["since"],
+        moved_out=found["moved_out"],
+        recall_checked=recall.get("checked"),
+        recall_found=recall.get("found"),
+        recall_time=recall.get("time"),
+        recall_failures=tuple(str(f) for f in recall.get("failures") or ()),
+    )
+
+
+@dataclass(frozen=True)
 class MemoryStatus:
     """Cursors, pending entries, repository, provider and file sizes of one workspace.
 
@@ -83,6 +119,7 @@ class MemoryStatus:
     last_dream: LastDream | None
     background_dream: JobState | None
     provider_notes: Mapping[str, Any]
+    health: MemoryHealth = field(default_factory=lambda: MemoryHealth())
 
 
 def read_status(
@@ -128,4 +165,5 @@ def read_status(
         last_dream=last,
         background_dream=job,
         provider_notes=read_provider_notes(workspace),
+        health=read_health(workspace, files),
     )

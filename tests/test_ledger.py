@@ -4,10 +4,11 @@ the diff and the refusals (nanomem.dream.ledger), over both engines."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +193,44 @@ def test_ledger_accounts_for_every_fact_of_every_benchmark_conversation(tmp_path
         if kind == "honest":
             assert states.get("kept", 0) > 0, states
     assert missing == []
+
+
+# ---- a full file: nothing lost in silence, everything findable --------------------------
+
+SIX = ("My name is Oskar Brandt", "I am allergic to peanuts", "I live in Tallinn",
+       "I was born in 1987", "My daughter is called Liisa", "I work as a ferry pilot")
+
+
+def test_full_file_keeps_every_fact_accounted_for_findable_and_warned(tmp_path: Path) -> None:
+    from nanomem.config import load_config
+    from nanomem.memory import Memory
+    from nanomem.replies import render_status
+    from nanomem.store.workspace import Workspace, init_workspace
+
+    root = tmp_path / "ws"
+    init_workspace(root)
+    ws = Workspace(root)
+    user = ws.path("USER.md").read_text("utf-8")
+    filler_lines = "".join(f"- Visited museum number {i} last spring\n" for i in range(30))
+    ws.path("USER.md").write_text(user + filler_lines, encoding="utf-8")
+    cap = len(user + filler_lines) + 60  # room for one short fact at most
+    config = dataclasses.replace(load_config(root), file_caps={**load_config(root).file_caps, "USER.md": cap})
+    with Memory(ws, config=config, clock=lambda: datetime(2026, 11, 30, 12, 0)) as memory:
+        memory.store
+        memory.history.append("\n".join(f"- [permanent] {fact}" for fact in SIX), kind="summary")
+        result = memory.dream()
+        status = memory.status()
+
+    assert result.status == "committed", result.reason
+    states = {e.fact: (e.state, e.reason) for e in result.ledger}
+    assert set(states) == set(SIX)
+    assert all(state in (("kept", None), ("skipped", "cap")) for state in states.values()), states
+    assert states["I am allergic to peanuts"] in (("kept", None), ("skipped", "cap"))
+    assert sum(s == ("skipped", "cap") for s in states.values()) >= 4
+    assert result.recall is not None and result.recall.found == result.recall.checked == 6
+    assert "skipped (file full)" in result.ledger_summary
+    assert status.health.near_cap == ("USER.md",)
+    assert status.health.skipped_for_cap == sum(s == ("skipped", "cap") for s in states.values())
+    assert status.health.recall_found == 6
+    reply = render_status(status)
+    assert "`USER.md` is over 90% of its cap" in reply and "recall health of the last Dream: 6/6" in reply

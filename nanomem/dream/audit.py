@@ -180,15 +180,70 @@ def render_ledger_line(
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
-def read_refusal_records(text: str) -> list[dict[str, Any]]:
-    """The refusal records of an audit file's text (the ledger lines left out)."""
+RECALL_KIND = "recall"  # the ``kind`` of the audit line with a run's recall self-test
+TAIL_BYTES = 256 * 1024  # what status reads of the audit: its newest lines
+
+
+def render_recall_line(health: Any, *, time: datetime, batch: str, commit: str | None) -> str:
+    """The audit line of a run's recall self-test (:mod:`nanomem.dream.selftest`)."""
+    record = {"kind": RECALL_KIND, "time": time.isoformat(timespec="seconds"), "batch": batch,
+              "commit": commit, **redact_value(health.to_json())}
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def read_audit_tail(path: Path, limit: int = TAIL_BYTES) -> str:
+    """The newest ``limit`` bytes of the audit, from the first whole line ("" when absent)."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - limit))
+            data = handle.read()
+    except FileNotFoundError:
+        return ""
+    if size > limit:
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    return data.decode("utf-8", "replace")
+
+
+def plan_memory_health(text: str) -> dict[str, Any]:
+    """From the audit's text: the newest recall self-test, and per file the facts skipped for
+    ``cap`` (with the time of the first) — what ``status`` and ``/memory`` report.
+
+    >>> line = json.dumps({"kind": "ledger", "time": "2026-11-30T12:00:00", "facts": [
+    ...     {"state": "skipped", "reason": "cap", "fact": "I like figs"}]})
+    >>> plan_memory_health(line)["skipped_for_cap"]
+    {'count': 1, 'since': '2026-11-30T12:00:00'}
+    """
+    recall = None
+    count, since, moved = 0, None, 0
+    for record in read_refusal_records(text, kinds=(LEDGER_KIND, RECALL_KIND)):
+        if record.get("kind") == RECALL_KIND:
+            recall = {k: record.get(k) for k in ("time", "commit", "checked", "found", "share", "failures")}
+            continue
+        for fact in record.get("facts") or []:
+            if not isinstance(fact, Mapping):
+                continue
+            if fact.get("state") == "skipped" and fact.get("reason") == "cap":
+                count += 1
+                since = since or record.get("time")
+            elif fact.get("state") == "moved":
+                moved += 1
+    return {"recall_health": recall, "skipped_for_cap": {"count": count, "since": since},
+            "moved_out": moved}
+
+
+def read_refusal_records(text: str, *, kinds: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """The refusal records of an audit file's text (records with a ``kind`` left out), or,
+    with ``kinds``, the records of those kinds."""
     out = []
     for line in text.splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(record, dict) and record.get("kind") != LEDGER_KIND:
+        if not isinstance(record, dict):
+            continue
+        if (record.get("kind") in kinds) if kinds is not None else ("kind" not in record):
             out.append(record)
     return out
 

@@ -191,10 +191,10 @@ def _place(fact: LedgerFact, added: Sequence[_Added], unchanged: Sequence[tuple[
             if is_duplicate(fact.text, line):
                 return LedgerEntry(**base, state="merged", path=rel, line=n, text=line,
                                    reason="duplicate")
-    if any(_says(fact.text, question) for question in pending):
+    if any(says_fact(fact.text, question) for question in pending):
         return LedgerEntry(**base, state="pending", reason="question for the person")
     for refusal, texts in refused:
-        if any(_says(fact.text, text) for text in texts):
+        if any(says_fact(fact.text, text) for text in texts):
             return LedgerEntry(**base, state="refused", path=getattr(refusal, "path", None),
                                reason=str(getattr(refusal, "reason", "refused")))
     if (fact.mark == "ephemeral" and today is not None and ttl_days is not None
@@ -225,7 +225,12 @@ def _best(fact: str, candidates: Sequence[tuple[Any, str]]) -> Any:
     return max(scored, key=lambda pair: pair[0])[1] if scored else None
 
 
-def _says(fact: str, text: str) -> bool:
+def says_fact(fact: str, text: str) -> bool:
+    """Whether some line of ``text`` says ``fact`` (half its content words, all its numbers).
+
+    >>> says_fact("The gate code is 4417", "- Gate code: 4417"), says_fact("Gate code is 4417", "code 5518")
+    (True, False)
+    """
     return any(_score(fact, line) >= MATCH_SHARE for line in text.splitlines() if line.strip())
 
 

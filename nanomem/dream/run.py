@@ -40,6 +40,7 @@ from typing import Any
 from nanomem.dream import audit
 from nanomem.dream.audit import Refusal
 from nanomem.dream.ledger import LedgerEntry, parse_ledger_facts, plan_ledger, summarize_ledger
+from nanomem.dream.selftest import RecallHealth
 from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
@@ -79,6 +80,7 @@ class DreamResult:
     note: str | None = None
     manual_commit: str | None = None
     ledger: tuple[LedgerEntry, ...] = ()
+    recall: RecallHealth | None = None  # the recall self-test (Memory.adream runs it)
 
     JSON_PROPERTIES = ("ledger_summary",)
 
