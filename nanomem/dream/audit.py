@@ -187,7 +187,7 @@ TAIL_BYTES = 256 * 1024  # what status reads of the audit: its newest lines
 def render_recall_line(health: Any, *, time: datetime, batch: str, commit: str | None) -> str:
     """The audit line of a run's recall self-test (:mod:`nanomem.dream.selftest`)."""
     record = {"kind": RECALL_KIND, "time": time.isoformat(timespec="seconds"), "batch": batch,
-              "commit": commit, **redact_value(health.to_json())}
+              "commit": commit, **redact_value(to_json(health))}
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 

@@ -49,6 +49,8 @@ class RecallHealth:
     found: int
     failures: tuple[str, ...] = ()
 
+    JSON_PROPERTIES = ("share",)
+
     @property
     def share(self) -> float | None:
         return self.found / self.checked if self.checked else None
@@ -59,9 +61,6 @@ class RecallHealth:
             return "no facts to check"
         return f"{self.found}/{self.checked} facts found by search ({100 * self.found / self.checked:.0f}%)"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"checked": self.checked, "found": self.found, "share": self.share,
-                "failures": list(self.failures)}
 
 
 def key_terms(fact: str) -> str:
