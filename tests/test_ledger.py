@@ -234,3 +234,20 @@ def test_full_file_keeps_every_fact_accounted_for_findable_and_warned(tmp_path: 
     assert status.health.recall_found == 6
     reply = render_status(status)
     assert "`USER.md` is over 90% of its cap" in reply and "recall health of the last Dream: 6/6" in reply
+
+
+def test_dream_prompt_names_the_file_near_its_cap_and_asks_to_make_room(tmp_path: Path) -> None:
+    setup = make_setup(tmp_path, file_caps={"SOUL.md": 4000, "USER.md": len(USER) + 10,
+                                            "memory/MEMORY.md": 4000})
+    setup.write("USER.md", USER)
+    setup.history.append("- [durable] Likes green tea")
+    fake = FakeLLM()
+    fake.enqueue_tool_calls([finish("no_changes_needed")])
+    with provider_over("mock", fake) as engine:
+        result = setup.dream(engine)
+    assert result.status == "no_changes", result.reason
+    prompt = next(m["content"] for m in fake.requests[0]["messages"] if m["role"] == "user")
+    assert f"NEAR THE CAP: USER.md ({len(USER)} of {len(USER) + 10} characters" in prompt
+    assert "merge lines that say the same thing" in prompt
+    assert "SOUL.md (" not in prompt.split("NEAR THE CAP:")[1].split(".")[0]
+    assert [(e.state, e.reason) for e in result.ledger] == [("skipped", "cap")]

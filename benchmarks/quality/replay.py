@@ -66,6 +66,8 @@ class ReplayResult:
     facts: int = 0  # facts of the batches Dream processed (counted from the history entries)
     accounted: int = 0  # of them, those the ledger puts in exactly one state
     ledger_states: Mapping[str, int] = field(default_factory=dict)
+    recall_found: int = 0  # recall self-tests after each Dream: facts search found
+    recall_checked: int = 0  # ... of the facts checked
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +82,7 @@ class ReplayResult:
             "facts": self.facts,
             "accounted": self.accounted,
             "ledger_states": dict(self.ledger_states),
+            "recall_health": {"found": self.recall_found, "checked": self.recall_checked},
         }
 
 
@@ -126,6 +129,7 @@ async def replay_conversation(
     failures: list[str] = []
     facts_seen = accounted = 0
     states: Counter[str] = Counter()
+    recall_found = recall_checked = 0
     try:
         memory.store  # create the memory repository before the first turn (init: commit)
         for session in conversation.sessions:
@@ -152,6 +156,9 @@ async def replay_conversation(
             seen, ok = account_ledger(waiting, dream)
             facts_seen, accounted = facts_seen + seen, accounted + ok
             states.update(entry.state for entry in dream.ledger)
+            if dream.recall is not None:
+                recall_found += dream.recall.found
+                recall_checked += dream.recall.checked
             dreams.append(dream.status)
             accepted += dream.accepted
             refused += len(dream.refused)
@@ -181,6 +188,8 @@ async def replay_conversation(
         facts=facts_seen,
         accounted=accounted,
         ledger_states=dict(states),
+        recall_found=recall_found,
+        recall_checked=recall_checked,
     )
 
 

@@ -253,9 +253,32 @@ def fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+NEAR_CAP_SHARE = 0.8  # a file this full gets the merge-or-condense request in the prompt
+
+
+def render_near_cap(files: Mapping[str, str], caps: Mapping[str, int]) -> str:
+    """The request to make room, naming each file at 80 % of its cap or more ("" when none).
+
+    >>> render_near_cap({"USER.md": "x" * 90}, {"USER.md": 100})[:60]
+    'NEAR THE CAP: USER.md (90 of 100 characters, 90%). Before ad'
+    """
+    full = [f"{rel} ({len(text)} of {caps[rel]} characters, {100 * len(text) // caps[rel]}%)"
+            for rel, text in files.items() if caps.get(rel) and len(text) >= NEAR_CAP_SHARE * caps[rel]]
+    if not full:
+        return ""
+    return (f"NEAR THE CAP: {', '.join(full)}. Before adding to such a file, make room: merge "
+            "lines that say the same thing, condense long lines, and drop what has expired; "
+            "never remove a pinned line or a permanent fact. A fact that does not fit is "
+            "recorded as skipped (file full), and the person is told.")
+
+
 def render_files(files: Mapping[str, str], caps: Mapping[str, int]) -> str:
-    """The memory files, each with its size against its cap, in fenced blocks."""
+    """The memory files, each with its size against its cap, in fenced blocks; files near
+    their cap are named first with the request to merge or condense."""
     blocks = ["# Memory files (current contents)"]
+    near = render_near_cap(files, caps)
+    if near:
+        blocks.append(near)
     for rel, text in files.items():
         text = redact_for_model(text)  # no typed credential, no undecodable byte to the model
         fence = fence_for(text)
