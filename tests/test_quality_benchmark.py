@@ -220,7 +220,7 @@ def test_load_conversations_splits_shipped_set_into_dev_and_heldout() -> None:
     heldout = load_conversations(split="heldout")
     analysed = {
         "en-family", "en-freelance", "en-ops", "en-restaurant", "en-thesis", "zh-family", "zh-startup",
-        "en-gamedev", "en-nurse", "zh-photographer",
+        "en-gamedev", "en-nurse", "zh-photographer", "en-teacher", "en-landlord", "zh-marathon",
     }
     assert {c.id for c in dev} == analysed
     assert not analysed & {c.id for c in heldout}
@@ -312,7 +312,7 @@ def test_main_prints_table_and_writes_results_json(tmp_path: Path, capsys) -> No
     data = json.loads(out.read_text("utf-8"))
     assert code == 0
     assert "BM25 top-5 raw" in printed and "nanomem files" in printed
-    retention = data["conversations"][0]["nanomem"]["retention"]
+    retention = next(c for c in data["conversations"] if c["id"] == "en-freelance")["nanomem"]["retention"]
     assert f"{retention['hits']}/{retention['total']}" in printed
     assert {c["split"] for c in data["conversations"]} == set(data["splits"]) == splits
     for split in splits:

@@ -237,7 +237,7 @@ class History:
         if handle is None:
             return 0
         with handle:
-            reader = LineReader(handle, self.path, MalformedLines())
+            reader = LineReader(handle, self.path, MalformedLines(self._warn_once))
             if self._order_problem(handle) is None:
                 return reader.last_cursor()
             return max((e.cursor for e in iter_in_order(reader)), default=0)
@@ -281,7 +281,7 @@ class History:
         """
         _check_count(since, "iter_entries needs a cursor >= 0")
         self._ensure_migrated()
-        problems, floor = MalformedLines(), since
+        problems, floor = MalformedLines(self._warn_once), since
         main = open_log(self.path)  # before listing segments, so a concurrent move is seen
         try:
             for seg in self.segments():
@@ -321,7 +321,7 @@ class History:
         stat = os.fstat(handle.fileno())
         key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         if self._order_cache is None or self._order_cache[0] != key:
-            self._order_cache = (key, sample_order(LineReader(handle, self.path, MalformedLines())))
+            self._order_cache = (key, sample_order(LineReader(handle, self.path, MalformedLines(self._warn_once))))
         problem = self._order_cache[1]
         if problem is not None:
             self._warn_once(("order", key), "%s: cursors are out of order (%s: two history files "
@@ -349,7 +349,7 @@ class History:
         with handle:
             if self._order_problem(handle) is None:
                 return
-            changed, top = repair_file(self.path, LineReader(handle, self.path, MalformedLines()))
+            changed, top = repair_file(self.path, LineReader(handle, self.path, MalformedLines(self._warn_once)))
         self._order_cache = None
         logger.warning("%s: renumbered %d misplaced entries (now up to cursor %d; the old cursor "
                        "is kept as \"renumbered_from\"); nothing was dropped", self.path, changed, top)
@@ -378,7 +378,7 @@ class History:
         main = open_log(self.path)
         if main is None:
             return total
-        problems = MalformedLines()
+        problems = MalformedLines(self._warn_once)
         with main:
             reader = LineReader(main, self.path, problems)
             if self._order_problem(main) is not None:
@@ -506,7 +506,7 @@ class History:
         if main is None:
             return moved
         with main:
-            reader = LineReader(main, self.path, MalformedLines())
+            reader = LineReader(main, self.path, MalformedLines(self._warn_once))
             found, last = reader.first_entry(0, None), reader.last_cursor()
         if found is None:
             return moved

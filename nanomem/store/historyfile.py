@@ -21,7 +21,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -137,8 +137,9 @@ def parse_line_bytes(raw: bytes) -> HistoryEntry | LineProblem:
 class MalformedLines:
     """Malformed lines met during one read; :meth:`emit` logs one warning per kind."""
 
-    def __init__(self) -> None:
+    def __init__(self, warn: Callable[..., None] | None = None) -> None:
         self._seen: dict[str, tuple[int, Path, str, int]] = {}  # kind -> (count, file, detail, at)
+        self._warn = warn  # ``warn(key, message, *args)``: a reader that warns once per key
 
     def add(self, problem: LineProblem, path: Path, offset: int) -> None:
         if problem.kind != "blank":
@@ -147,9 +148,12 @@ class MalformedLines:
 
     def emit(self) -> None:
         for kind, (count, path, detail, at) in sorted(self._seen.items()):
-            logger.warning("%s: skipped %d line(s) with %s (first at line %d: %s); repair or "
-                           "remove them", path.name, count, _PROBLEM_LABELS[kind],
-                           line_number(path, at), detail)
+            message = "%s: skipped %d line(s) with %s (first at line %d: %s); repair or remove them"
+            args = (path.name, count, _PROBLEM_LABELS[kind], line_number(path, at), detail)
+            if self._warn is not None:  # the same damage read again is not news
+                self._warn(("malformed", kind, str(path), count, at), message, *args)
+            else:
+                logger.warning(message, *args)
 
 
 def line_number(path: Path, offset: int) -> int:
