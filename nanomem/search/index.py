@@ -51,6 +51,8 @@ NEAR_CHARS = 300  # how much of the previous turn of the session an archived tur
 # elliptical answer ("he's a beagle") be found by the question it answers ("what dog is Biscuit?").
 WEIGHTS = "1.0, 1.0, 0.0, 1.0, 0.3, 0.3"
 MATCHED = ("latin", "cjk", "who", "nlatin", "ncjk")
+COMMON_SHARE = 0.02  # a query term in more than 2 % of the documents (and over COMMON_FLOOR) ...
+COMMON_FLOOR = 1000  # ... is left out of the search, like a stop word
 _TAIL_CHECK = 64
 _SCHEMA = """
 CREATE TABLE docs(
@@ -184,6 +186,7 @@ class SearchIndex:
         self._db: sqlite3.Connection | None = None
         self._lock = threading.RLock()
         self._identity: tuple[int, int] | None = None
+        self._newest: float | None = None
 
     def close(self) -> None:
         if self._db is not None:
@@ -278,6 +281,7 @@ class SearchIndex:
         return UpdateStats(stats.files, stats.history, stats.archive, rebuilt=True)
 
     def _update(self, db: sqlite3.Connection) -> UpdateStats:
+        self._newest = None  # the latest said-at day among the documents this update adds
         db.execute("BEGIN IMMEDIATE")
         try:
             marks = dict(db.execute("SELECT name, value FROM marks"))
@@ -289,8 +293,10 @@ class SearchIndex:
                 rebuilt=rebuilt,
             )
             if stats.history or stats.archive:
-                newest = db.execute("SELECT max(day) FROM docs").fetchone()[0]
-                _set_mark(db, "newest_day", "" if newest is None else repr(newest))
+                newest = [float(marks["newest_day"])] if marks.get("newest_day") else []
+                newest += [self._newest] if self._newest is not None else []
+                if newest:
+                    _set_mark(db, "newest_day", repr(max(newest)))
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -390,6 +396,9 @@ class SearchIndex:
         if not rows:
             return 0
         first = (db.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]) + 1
+        days = [row[9] for row in rows if row[9] is not None]
+        if days:
+            self._newest = max(days + ([self._newest] if self._newest is not None else []))
         fresh: list[tuple[Any, ...]] = []
         fts_rows: list[tuple[Any, ...]] = []
         known = _existing_uids(db, [row[0] for row in rows])
@@ -422,12 +431,28 @@ class SearchIndex:
 
         With ``collapse`` a memory-file line or history entry copied word for word from an
         archived turn among the hits is folded into that turn (:func:`plan_collapse`)."""
-        match = terms.plan_match(query, MATCHED)
-        if match is None or k <= 0:
+        if not terms.plan_terms(query) or k <= 0:
             return []
         wanted = tuple(sources) if sources else SOURCES
         self.update()
-        return self._healthy(lambda db: self._search(db, match, k, since, until, wanted, collapse))
+        return self._healthy(lambda db: self._search(db, self._match(db, query), k, since, until,
+                                                      wanted, collapse))
+
+    @staticmethod
+    def _match(db: sqlite3.Connection, query: str) -> str:
+        """The MATCH expression, without the terms so common that they act as stop words: a term
+        found in more than ``max(COMMON_SHARE × documents, COMMON_FLOOR)`` documents is left out
+        (unless every term is that common), which bounds the cost of a search in a big index
+        and changes nothing in a small one."""
+        words = terms.plan_terms(query)
+        total = db.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]
+        cap = max(int(COMMON_SHARE * total), COMMON_FLOOR)
+        if total > cap and len(words) > 1:
+            probe = f"SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT {cap + 1})"
+            column = "{" + " ".join(MATCHED) + "} : "
+            rare = [w for w in words if db.execute(probe, (column + w,)).fetchone()[0] <= cap]
+            words = rare or words
+        return "{" + " ".join(MATCHED) + "} : (" + " OR ".join(words) + ")"
 
     def _search(self, db: sqlite3.Connection, match: str, k: int, since: str | None,
                 until: str | None, sources: tuple[str, ...], collapse: bool) -> list[Hit]:
