@@ -47,7 +47,7 @@ from nanomem.text.context import PendingEntry, RecalledTurn, render_context, ren
 from nanomem.dream import audit
 from nanomem.dream.run import DreamResult, builtin_instructions, run_dream
 from nanomem.dream.selftest import check_recall
-from nanomem.errors import ConfigError, DreamError, GitStoreError, NanomemError, ShaError, WorkspaceError
+from nanomem.errors import ConfigError, DreamError, NanomemError, ShaError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt, find_moved
 from nanomem.forget.run import ForgetOptions, run_forget
 from nanomem.store.fsutil import atomic_write
@@ -665,14 +665,6 @@ class Memory:
         job = self._job.state() if self._job is not None else None
         opener = (lambda: self.store) if self.has_repository() else None
         return read_status(self.workspace, self.config, self.history, opener, job)
-
-    def _memory_health(self, files: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-        """``near_cap`` (files over 90 % of their cap), the facts skipped for a full file since
-        when, and the newest recall self-test, from the audit's newest lines."""
-        health = audit.plan_memory_health(audit.read_audit_tail(self.workspace.audit))
-        near = [rel for rel, size in files.items()
-                if size["cap"] and size["chars"] > NEAR_FULL * size["cap"]]
-        return {"near_cap": near, **health}
 
     async def ahandle_command(self, text: str) -> str | None:
         """Route a slash command; ``None`` when ``text`` is not one of nanomem's.

@@ -176,7 +176,7 @@ def unaccounted(facts: Sequence[LedgerFact], ledger: Sequence[LedgerEntry]) -> l
 def _place(fact: LedgerFact, added: Sequence[_Added], unchanged: Sequence[tuple[str, int, str]],
            refused: Sequence[tuple[Any, list[str]]], pending: Sequence[str],
            today: date | None, ttl_days: int | None, room: Mapping[str, tuple[int, int]]) -> LedgerEntry:
-    base = {"cursor": fact.cursor, "mark": fact.mark, "fact": fact.text}
+    base: dict[str, Any] = {"cursor": fact.cursor, "mark": fact.mark, "fact": fact.text}
     if fact.mark == SKIP_MARK:
         return LedgerEntry(**base, state="skipped", reason="marked skip")
     best = _best(fact.text, [(a, a.text) for a in added])
