@@ -36,7 +36,9 @@ if _typing.TYPE_CHECKING:
     from nanomem.dream.run import DreamResult
     from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, ToolCall, Usage
     from nanomem.forget.receipt import ForgetReceipt
-    from nanomem.memory import DreamJob, Memory, RememberResult
+    from nanomem.consolidate.facts import RememberResult
+    from nanomem.jobs import DreamJob
+    from nanomem.memory import Memory
     from nanomem.records import to_json
     from nanomem.status import FileStatus, JobState, LastDream, MemoryStatus
     from nanomem.store.historyfile import HistoryEntry
@@ -50,7 +52,7 @@ _LAZY = {
     "ChatResponse": "nanomem.engines.chat",
     "CommitInfo": "nanomem.versions.commits",
     "ConsolidationResult": "nanomem.consolidate.run",
-    "DreamJob": "nanomem.memory",
+    "DreamJob": "nanomem.jobs",
     "DreamResult": "nanomem.dream.run",
     "FileStatus": "nanomem.status",
     "ForgetReceipt": "nanomem.forget.receipt",
@@ -59,7 +61,7 @@ _LAZY = {
     "LastDream": "nanomem.status",
     "Memory": "nanomem.memory",
     "MemoryStatus": "nanomem.status",
-    "RememberResult": "nanomem.memory",
+    "RememberResult": "nanomem.consolidate.facts",
     "RestoreResult": "nanomem.versions.commits",
     "ToolCall": "nanomem.engines.chat",
     "TurnResult": "nanomem.consolidate.turn",

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 from nanomem import replies
 from nanomem.errors import CommandError, NanomemError, ShaError
-from nanomem.memory import DreamJob, Memory, run_sync
+from nanomem.jobs import DreamJob, run_sync
+from nanomem.memory import Memory
 
 COMMANDS: Mapping[str, str] = {
     "dream": "/dream [--dry-run]",

@@ -25,23 +25,21 @@ The facade renders nothing: it returns records, and the faces (:mod:`nanomem.com
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import logging
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
 from nanomem.consolidate.run import ConsolidationResult, consolidate
-from nanomem.consolidate.facts import parse_fact, render_fact
+from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import PendingEntry, RecalledTurn, render_context, render_snippet
 from nanomem.dream import audit
@@ -51,7 +49,8 @@ from nanomem.errors import ConfigError, DreamError, NanomemError, ShaError, Work
 from nanomem.forget.receipt import ForgetReceipt, find_moved
 from nanomem.forget.run import ForgetOptions, run_forget
 from nanomem.store.fsutil import atomic_write
-from nanomem.status import JobState, MemoryStatus, read_status
+from nanomem.jobs import DreamJob, local_now, run_sync
+from nanomem.status import MemoryStatus, read_status
 from nanomem.versions.commits import CommitInfo, RestoreResult
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.store.archive import Archive
@@ -66,93 +65,8 @@ from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 RECALL_HITS = 24  # hits a query-aware context() asks the index for
 _DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2})?$")
-
-
-def _local_now() -> datetime:
-    return datetime.now().astimezone()
-
-
-def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine to completion from sync code, even inside a running event loop.
-
-    >>> async def two() -> int:
-    ...     return 2
-    >>> run_sync(two)
-    2
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(make_coro())
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nanomem-sync") as pool:
-        return pool.submit(lambda: asyncio.run(make_coro())).result()
-
-
-class DreamJob:
-    """A Dream running on a background thread (see :meth:`Memory.start_dream`)."""
-
-    def __init__(
-        self, run: Callable[[], Any], on_done: Callable[["DreamJob"], None] | None
-    ) -> None:
-        self.started_at = _local_now()
-        self.result: DreamResult | None = None
-        self.error: BaseException | None = None
-        self._on_done = on_done
-        self._done = threading.Event()
-        self._thread = threading.Thread(
-            target=self._main, args=(run,), name="nanomem-dream", daemon=True
-        )
-
-    def _main(self, run: Callable[[], Any]) -> None:
-        try:
-            self.result = run()
-        except Exception as exc:  # the job reports instead of dying silently
-            log.exception("background Dream failed")
-            self.error = exc
-        finally:
-            self._done.set()
-        if self._on_done is not None:
-            try:
-                self._on_done(self)
-            except Exception:
-                log.exception("on_done callback of a background Dream failed")
-
-    def done(self) -> bool:
-        """Whether the Dream has finished (successfully or not)."""
-        return self._done.is_set()
-
-    def wait(self, timeout: float | None = None) -> DreamResult:
-        """Block until done; return the ``DreamResult`` (re-raise the error of a failed job)."""
-        if not self._done.wait(timeout):
-            raise TimeoutError("the background Dream is still running")
-        if self.error is not None:
-            raise self.error
-        assert self.result is not None  # done without an error means a result
-        return self.result
-
-    def state(self) -> JobState:
-        """The job as a record for ``status()``: ``started_at`` (ISO), ``done``, and once done
-        the result's ``status`` and ``commit``, or the ``error`` text."""
-        started = self.started_at.isoformat()
-        if not self.done():
-            return JobState(started, False)
-        if self.error is not None or self.result is None:
-            return JobState(started, True, "failed", None, str(self.error))
-        return JobState(started, True, self.result.status, self.result.commit)
-
-
-@dataclasses.dataclass(frozen=True)
-class RememberResult:
-    """What :meth:`Memory.remember` appended: the history ``cursor``, the ``mark`` and the
-    fact's ``text`` (before redaction). ``status`` is ``remembered``."""
-
-    status: str
-    cursor: int
-    mark: str
-    text: str
 
 
 class Memory:
@@ -180,7 +94,7 @@ class Memory:
                 f"run `nanomem init {self.workspace.root}` first"
             )
         self.config = config if config is not None else load_config(self.workspace.root)
-        self.clock = clock or _local_now
+        self.clock = clock or local_now
         self._engine = engine
         self._store: GitStore | None = None
         self._job: DreamJob | None = None

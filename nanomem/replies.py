@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from nanomem.consolidate.run import ConsolidationResult
     from nanomem.doctor import DoctorReport
     from nanomem.dream.run import DreamResult
-    from nanomem.memory import DreamJob
+    from nanomem.jobs import DreamJob
     from nanomem.versions.commits import CommitInfo, RestoreResult
     from nanomem.status import JobState, MemoryStatus
 
@@ -215,7 +215,7 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
 
 
 def render_remembered(result: Any) -> str:
-    """Reply of ``/remember`` for a :class:`~nanomem.memory.RememberResult`.
+    """Reply of ``/remember`` for a :class:`~nanomem.consolidate.facts.RememberResult`.
 
     >>> from types import SimpleNamespace as R
     >>> print(render_remembered(R(cursor=12, mark="permanent", text="Allergic to peanuts.")))
@@ -285,7 +285,7 @@ def render_job_state(job: JobState) -> str:
 
 
 def render_job(job: DreamJob) -> str:
-    """The reply a background Dream (:class:`~nanomem.memory.DreamJob`) ends with."""
+    """The reply a background Dream (:class:`~nanomem.jobs.DreamJob`) ends with."""
     if job.error is not None or job.result is None:
         return f"**Dream failed**: {job.error}. Nothing was changed."
     return render_dream(job.result)

@@ -13,6 +13,7 @@ the consolidator's summary shape, so Dream reads it like any archived fact.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from nanomem.errors import HistoryError
@@ -70,3 +71,14 @@ def render_fact(mark: str, text: str) -> str:
 def _choices() -> str:
     marks = [f"[{m}]" for m in FACT_MARKS]
     return ", ".join(marks[:-1]) + f" or {marks[-1]}"
+
+
+@dataclasses.dataclass(frozen=True)
+class RememberResult:
+    """What :meth:`Memory.remember` appended: the history ``cursor``, the ``mark`` and the
+    fact's ``text`` (before redaction). ``status`` is ``remembered``."""
+
+    status: str
+    cursor: int
+    mark: str
+    text: str
