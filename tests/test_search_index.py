@@ -250,3 +250,20 @@ def test_plan_terms_drops_stop_words_unless_nothing_else_is_left() -> None:
     assert terms.plan_terms("What did she say about the trip?") == ['"trip"']
     assert terms.plan_terms("the") == ['"the"']
     assert terms.plan_terms('a "quoted" word') == ['"quoted"', '"word"']
+
+
+def test_search_index_closes_its_connection_when_dropped_without_close(workspace: Path) -> None:
+    import gc
+    import weakref
+
+    memory = Memory(workspace)
+    memory.history.append("- [durable] The boat is moored at pier 9.")
+    assert memory.search("boat")
+    db = memory.index._db
+    assert db is not None
+    index_ref = weakref.ref(memory.index)
+    del memory
+    gc.collect()
+    assert index_ref() is None
+    with pytest.raises(sqlite3.ProgrammingError):  # closed: Python 3.13 would warn otherwise
+        db.execute("SELECT 1")

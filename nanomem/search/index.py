@@ -26,6 +26,7 @@ import os
 import re
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -221,6 +222,9 @@ class SearchIndex:
             db = _open(target)
             self._prepare(db)
         self._db = db
+        # A host that never calls close() still closes the connection when the index is
+        # collected (Python 3.13 warns about a connection left to the garbage collector).
+        weakref.finalize(self, db.close)
         self._identity = None if str(target) == ":memory:" else _identity(self.path)
         return db
 
