@@ -41,7 +41,7 @@ from nanomem.config import Config, load_config
 from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
-from nanomem.text.context import PendingEntry, RecalledTurn, render_context, render_snippet
+from nanomem.text.context import PendingEntry, render_context
 from nanomem.dream import audit
 from nanomem.dream.run import DreamResult, builtin_instructions, run_dream
 from nanomem.dream.selftest import check_recall
@@ -56,8 +56,8 @@ from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.store.archive import Archive
 from nanomem.store.history import History
 from nanomem.search.index import SearchIndex
-from nanomem.search.rank import SOURCES, Hit
-from nanomem.search.terms import plan_words
+from nanomem.search.rank import Hit
+from nanomem.search.recall import check_search_args, plan_recall
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
 from nanomem.engines.registry import make_engine
@@ -66,7 +66,6 @@ from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
 log = logging.getLogger(__name__)
 
 RECALL_HITS = 24  # hits a query-aware context() asks the index for
-_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2})?$")
 
 
 class Memory:
@@ -173,17 +172,7 @@ class Memory:
         >>> [h.text for h in Memory("ws").search("support group", k=1)]  # doctest: +SKIP
         ['I went to a support group yesterday.']
         """
-        if not isinstance(query, str):
-            raise ValueError(f"search needs a query string, not {type(query).__name__}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"search needs k >= 1, not {k!r}")
-        unknown = [s for s in (sources or ()) if s not in SOURCES]
-        if unknown:
-            raise ValueError(f"unknown search source {unknown[0]!r}; use one of {', '.join(SOURCES)}")
-        for label, value in (("since", since), ("until", until)):
-            if value is not None and not _DAY.match(str(value)):
-                raise ValueError(f"search {label} {value!r} is not a date; use YYYY-MM-DD "
-                                 "or 'YYYY-MM-DD HH:MM'")
+        check_search_args(query, k=k, since=since, until=until, sources=sources)
         return self.index.search(query, k=k, since=since, until=until, sources=sources)
 
     def agent_tools(self) -> list[dict[str, Any]]:
@@ -538,19 +527,9 @@ class Memory:
         except NanomemError as exc:
             log.warning("context: recall skipped: %s", exc)
             hits = []
-        relevance: dict[str, dict[int, float]] = {}
-        recalled: list[RecalledTurn] = []
-        later: list[RecalledTurn] = []
-        words = plan_words(query)
-        for hit in hits:
-            if hit.source == "file" and hit.path is not None and hit.line is not None:
-                relevance.setdefault(hit.path, {})[hit.line - 1] = hit.score
-            elif hit.source == "archive":
-                recalled.append(RecalledTurn(hit.date, hit.speaker, render_snippet(hit.text, words)))
-            elif hit.cursor is not None and hit.cursor <= dream_cursor:
-                later.append(RecalledTurn(hit.date, "history", render_snippet(hit.text, words)))
+        relevance, recalled = plan_recall(hits, query, dream_cursor=dream_cursor)
         return render_context(files, caps, budget_tokens, relevance=relevance, pending=pending,
-                              recalled=recalled + later, skip=template_lines())
+                              recalled=recalled, skip=template_lines())
 
     def dream_prompt(self) -> tuple[str, str]:
         """The active Dream instructions and where they come from
