@@ -251,3 +251,14 @@ def test_dream_prompt_names_the_file_near_its_cap_and_asks_to_make_room(tmp_path
     assert "merge lines that say the same thing" in prompt
     assert "SOUL.md (" not in prompt.split("NEAR THE CAP:")[1].split(".")[0]
     assert [(e.state, e.reason) for e in result.ledger] == [("skipped", "cap")]
+
+
+def test_run_dream_ledger_names_a_correction_of_a_pinned_line(tmp_path: Path) -> None:
+    from nanomem.engines.offline.engine import OfflineEngine
+
+    setup = make_setup(tmp_path)
+    setup.write("USER.md", USER)
+    setup.history.append("- [correction] Actually my name is Ana Silva now")
+    result = setup.dream(OfflineEngine(clock=lambda: datetime(2026, 11, 30, 12, 0)))
+    assert "- Name is Ana <!-- pin -->" in setup.read("USER.md").splitlines()
+    assert [(e.state, e.reason) for e in result.ledger] == [("skipped", "pinned line")]

@@ -9,7 +9,8 @@ Every fact of every batch ends in exactly one state (DESIGN §10):
 ``expired``    an ``[ephemeral]`` fact already older than the TTL when Dream saw it;
 ``refused``    a gate refused the call that carried it (the gate's reason);
 ``skipped``    no edit accounts for it, with the reason: ``marked skip``, ``raw turns``,
-               ``filler``, ``secret-placeholder``, ``cap`` (its file is full) or
+               ``pinned line`` (a correction of a pinned line, which only the person may
+               change), ``filler``, ``secret-placeholder``, ``cap`` (its file is full) or
                ``not used by the model``;
 ``pending``    it waits as a question for the person in ``memory/PENDING.md``.
 
@@ -46,11 +47,12 @@ from typing import Any
 
 from nanomem.engines.offline.dream import distinctive, is_duplicate, parse_facts, route_fact, tokens
 from nanomem.text.filler import is_filler, is_placeholder_only
-from nanomem.vocab import RAW_MARK, SKIP_MARK
+from nanomem.vocab import RAW_MARK, SKIP_MARK, is_pinned
 
 STATES = ("kept", "merged", "corrected", "expired", "refused", "skipped", "pending")
 NEAR_FULL = 0.9  # a file at this share of its cap is near full (status and /memory warn)
-MATCH_SHARE = 0.5  # share of a fact's content tokens a line must hold to say the fact
+MATCH_SHARE = 0.5
+PINNED_SHARE = 0.34  # a correction that shares this much with a pinned line corrects it  # share of a fact's content tokens a line must hold to say the fact
 SUMMARY_WORDS = {"cap": "file full"}
 
 _MARK_LINE = re.compile(r"^\s*[-*]\s*\[" + SKIP_MARK + r"\]\s*(.*?)\s*$", re.IGNORECASE)
@@ -200,7 +202,15 @@ def _place(fact: LedgerFact, added: Sequence[_Added], unchanged: Sequence[tuple[
     if (fact.mark == "ephemeral" and today is not None and ttl_days is not None
             and _age_days(fact.day, today) > ttl_days):
         return LedgerEntry(**base, state="expired", reason=f"older than {ttl_days} days")
+    if fact.mark == "correction" and any(is_pinned(line) and _score(_strip_old(fact.text), line) >= PINNED_SHARE
+                                         for _, _, line in unchanged):
+        return LedgerEntry(**base, state="skipped", reason="pinned line")
     return LedgerEntry(**base, state="skipped", reason=_skip_reason(fact, room))
+
+
+def _strip_old(text: str) -> str:
+    """A correction without its digits' demand: the new value differs from the pinned line's."""
+    return re.sub(r"\S*\d\S*", " ", text)
 
 
 def _skip_reason(fact: LedgerFact, room: Mapping[str, tuple[int, int]]) -> str:
