@@ -43,6 +43,7 @@ from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import PendingEntry, render_context
 from nanomem.dream import audit
+from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.run import DreamResult, builtin_instructions, run_dream
 from nanomem.dream.selftest import check_recall
 from nanomem.errors import ConfigError, DreamError, NanomemError, ShaError, WorkspaceError
@@ -419,6 +420,8 @@ class Memory:
                 "it has finished"
             )
         try:
+            if self.has_repository():
+                recover_before_run(self.workspace, self.history, self.store)
             redact_memory_files(self.workspace)
             return self.store.commit_manual_if_dirty()
         finally:
@@ -443,6 +446,7 @@ class Memory:
                 "(`/memory` shows its result)"
             )
         try:
+            recover_before_run(self.workspace, self.history, self.store)
             if sha is None:
                 latest = self.store.latest("dream")
                 if latest is None:

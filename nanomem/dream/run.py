@@ -8,9 +8,9 @@
 The sequence:
 
 1. take the memory files' writer lock without waiting (:func:`nanomem.store.memfiles.try_lock_memory`;
-   held: ``already_running``, nothing changed); unless this is a dry run, move the dream cursor
-   up to the ``Dream-Cursor:`` trailer of the newest ``dream:`` commit when it lags behind it,
-   and redact credentials typed into the memory files on disk
+   held: ``already_running``, nothing changed); unless this is a dry run, repair what a killed
+   run left (:func:`nanomem.dream.recovery.recover_before_run`: stale git locks, the dream
+   cursor file), and redact credentials typed into the memory files on disk
    (:func:`nanomem.store.memfiles.redact_memory_files`);
 2. read the entries after the dream cursor and cut them into batches (:mod:`nanomem.dream.prompt`);
 3. for each batch, run the tool loop against ONE staged copy shared by the whole run: every call
@@ -43,6 +43,7 @@ from nanomem.dream.ledger import LedgerEntry, parse_ledger_facts, plan_ledger, s
 from nanomem.dream.selftest import RecallHealth
 from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
+from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
 from nanomem.errors import GitStoreError, HistoryError, ProviderError, ShaError
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
@@ -140,36 +141,12 @@ async def run_dream(
         )
     try:
         if not dry_run:
-            reconcile_dream_cursor(history, store)
+            recover_before_run(ws, history, store)
             redact_memory_files(ws)  # a credential typed into a file never reaches the model
         async with engine_session(engine):  # one connection for every request of the run
             return await run.execute(replay)
     finally:
         lock.release()
-
-
-def reconcile_dream_cursor(history: Any, store: Any) -> None:
-    """Move the dream cursor up to the ``Dream-Cursor:`` trailer of the newest ``dream:``
-    commit when it lags behind it: a Dream killed between its commit and its cursor write
-    must not make the next run redo (and re-apply) a batch that is already committed.
-    The cursor is never moved down (restore does not rewind it; replay is explicit), nor
-    above the write cursor: a trailer beyond every entry of history would hide new entries."""
-    committed = store.last_dream_cursor()
-    if committed is None:
-        return
-    current = history.read_dream_cursor()
-    if committed > history.last_cursor():
-        log.warning(
-            "the newest dream: commit says Dream-Cursor: %d, above every cursor in history "
-            "(%d); the dream cursor stays at %d", committed, history.last_cursor(), current,
-        )
-        return
-    if committed > current:
-        log.warning(
-            "dream cursor %d lags behind the committed Dream (Dream-Cursor: %d); a previous "
-            "run stopped before advancing it; moving it to %d", current, committed, committed,
-        )
-        history.write_dream_cursor(committed)
 
 
 @dataclass(frozen=True)
