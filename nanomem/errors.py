@@ -11,7 +11,8 @@ Every error knows the exit code the CLI returns for it::
     │   └── StoreFileError (2) a history or cursor file is unusable (loop, permissions, full disk)
     ├── ProviderError (1)      the model endpoint failed (network, HTTP status, bad reply)
     ├── GitStoreError (1)      the memory repository cannot be read or written
-    │   └── ShaError (2)       a sha given by a person: unknown, ambiguous or the wrong kind
+    │   ├── ShaError (2)       a sha given by a person: unknown, ambiguous or the wrong kind
+    │   └── EditConflictError (1) a memory file was edited while nanomem was writing it
     ├── DreamError (1)         a Dream run could not complete
     └── ForgetError (2)        a forget cannot start: a pattern too short or too broad, or
                                another forget left unfinished
@@ -87,6 +88,11 @@ class ShaError(GitStoreError):
     def __init__(self, message: str, candidates: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.candidates = candidates
+
+
+class EditConflictError(GitStoreError):
+    """A memory file was edited (by a person's editor) between nanomem's check and its write;
+    nothing was written, the edit is kept on disk, and the command can be run again."""
 
 
 class DreamError(NanomemError):

@@ -50,11 +50,16 @@ def _assert_consistent_after_kill(ws: Path, *, every_dream_commits: bool = True)
     text = dream_cursor(ws)
     if every_dream_commits:
         assert (int(text) if text else 0) <= max([0, *_dream_trailers(ws)])
-    if memory_bytes(ws) != committed_bytes(ws):  # not a committed state: picked up as manual:
+    if memory_bytes(ws) != committed_bytes(ws):  # not a committed state:
+        journaled = (ws / "memory" / ".write-journal.json").exists()
         run = nanomem(ws, "dream", "--json")
         assert run.rc == 0, run.err
-        assert run.json()["manual_commit"] is not None
-        assert any(s.startswith("manual:") for s in subjects(ws))
+        if journaled:  # a killed Dream or restore: completed as its own commit, not manual:
+            assert run.json()["manual_commit"] is None
+            assert not (ws / "memory" / ".write-journal.json").exists()
+        else:  # a hand edit: picked up as manual:
+            assert run.json()["manual_commit"] is not None
+            assert any(s.startswith("manual:") for s in subjects(ws))
         assert memory_bytes(ws) == committed_bytes(ws)
 
 
@@ -292,7 +297,9 @@ def test_migration_kill9_before_the_backup_rename_finishes_on_the_next_run(
     assert (ws / "memory" / "HISTORY.md.bak").read_text() == LEGACY
 
 
-def test_restore_kill9_before_its_commit_leaves_files_picked_up_as_manual(tmp_path: Path) -> None:
+def test_restore_kill9_before_its_commit_is_completed_as_restore_by_the_next_run(
+    tmp_path: Path,
+) -> None:
     ws = init_ws(tmp_path)
     assert cli("-w", str(ws), "append", "- [durable] User lives in Lyon.").rc == 0
     done = cli("-w", str(ws), "dream", "--json").json()
@@ -304,8 +311,10 @@ def test_restore_kill9_before_its_commit_leaves_files_picked_up_as_manual(tmp_pa
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert "User lives in Lyon." not in (ws / "USER.md").read_text()  # written, not committed
-    _assert_consistent_after_kill(ws)  # the next run commits the restored files as manual:
+    _assert_consistent_after_kill(ws)  # the next run completes the journaled restore
     assert "User lives in Lyon." not in (ws / "USER.md").read_text()
+    assert subjects(ws)[0].startswith("restore:")
+    assert not any(s.startswith("manual:") for s in subjects(ws))
     assert nanomem(ws, "status", "--json").json()["dream_cursor"] == 1
 
 

@@ -6,7 +6,10 @@ earlier run can leave behind, in this order:
 
 1. stale ``.lock`` files of a killed git writer (:mod:`nanomem.versions.stalelocks`), which
    would make every later commit fail with ``FileLocked``;
-2. the dream cursor file: moved up to the ``Dream-Cursor:`` trailer of the newest ``dream:``
+2. a write journal (:mod:`nanomem.versions.journaled`): a Dream or restore killed while
+   writing the memory files is completed (committed as it would have been) or rolled back,
+   so its files are never committed as a person's ``manual:`` edit and no batch is redone;
+3. the dream cursor file: moved up to the ``Dream-Cursor:`` trailer of the newest ``dream:``
    commit when it lags behind it, and rewritten when it is missing, damaged or clamped, so a
    recovered value is warned about once, not by every later command.
 """
@@ -18,6 +21,7 @@ from typing import Any
 
 from nanomem.store.cursorfiles import read_cursor_file
 from nanomem.store.workspace import Workspace
+from nanomem.versions.journaled import recover_journal
 from nanomem.versions.stalelocks import clear_stale_git_locks
 
 log = logging.getLogger(__name__)
@@ -26,6 +30,7 @@ log = logging.getLogger(__name__)
 def recover_before_run(workspace: Workspace, history: Any, store: Any) -> None:
     """Repair what an interrupted run left (module doc); the caller holds the dream lock."""
     clear_stale_git_locks(store.git_dir)
+    recover_journal(store)
     reconcile_dream_cursor(workspace, history, store)
 
 

@@ -17,14 +17,18 @@ The sequence:
    goes through :func:`nanomem.dream.tools.execute_tool_call` (jsonschema, then the gates); a batch
    completes only through ``finish``; text alone gets one nudge, then the run fails;
 4. when every batch completed: commit hand edits of the memory files as ``manual:`` (the
-   staged copy started from them), write the changed files, commit ``dream:`` with a machine-made
-   body and the ``Dream-Cursor``/``Batch`` trailers, and only then advance the dream cursor;
-   no change advances the cursor without a commit;
+   staged copy started from them), then write the changed files and commit ``dream:`` (a
+   machine-made body, the ``Dream-Cursor``/``Batch`` trailers) as one journaled unit
+   (:func:`nanomem.versions.journaled.commit_journaled`: a file is written only while it
+   still holds the bytes the run started from, so a hand edit saved meanwhile fails the run
+   and is kept), and only then advance the dream cursor; no change advances the cursor
+   without a commit;
 5. append refusals to ``memory/dream-audit.jsonl`` and compact the history.
 
-The run is atomic: any failure (provider error, iteration limit, missing ``finish``, a crash)
-leaves the memory files, the repository and the dream cursor exactly as they were, because
-nothing is written before every batch has completed.
+The run is atomic: any failure (provider error, iteration limit, missing ``finish``) leaves
+the memory files, the repository and the dream cursor exactly as they were, because nothing is
+written before every batch has completed; a run killed while writing left a journal that the
+next run completes (committed as ``dream:``, not redone) or rolls back first.
 """
 
 from __future__ import annotations
@@ -45,9 +49,10 @@ from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
-from nanomem.errors import GitStoreError, HistoryError, ProviderError, ShaError
+from nanomem.errors import EditConflictError, GitStoreError, HistoryError, ProviderError, ShaError
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
-from nanomem.store.memfiles import write_memory_files
+from nanomem.store.journal import WriteJournal
+from nanomem.versions.journaled import commit_journaled
 from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
@@ -240,13 +245,12 @@ class _Run:
             self._compact()
             self.say(f"no changes; dream cursor {before} -> {after}")
             return self._result("no_changes", after, diff=diff)
-        try:
-            self._write(staged.current, changes)
-            info = self.store.commit(audit.render_subject(changes, self.span or ""),
-                                     body=self._body(changes, diff),
-                                     trailers={"Dream-Cursor": str(after), "Batch": self.span})
-        except (GitStoreError, OSError) as exc:  # put the files back: the run changes nothing
-            self._write(originals, changes, existed=existed)
+        try:  # one journaled unit: compare-and-swap per file, then commit exactly those bytes
+            info = commit_journaled(self.store, self._journal(originals, staged.current,
+                                                              existed, changes, diff, after))
+        except EditConflictError as exc:  # a hand edit landed after the manual: commit; kept
+            return self._failed(str(exc))
+        except (GitStoreError, OSError) as exc:  # the files were put back: the run changes nothing
             return self._failed(f"writing or committing failed: {exc}")
         sha = info.sha if info is not None else None
         if sha is None:  # git saw no difference (cannot happen after a staged change)
@@ -364,13 +368,15 @@ class _Run:
                                  diff=diff, replay_of=self.replay.sha[:7] if self.replay else None,
                                  ledger=self.ledger)
 
-    def _write(self, texts: Mapping[str, str], changes: Mapping[str, Any], *,
-               existed: Mapping[str, bool] | None = None) -> None:
-        """Write the changed files atomically through the one writer (allowed links only).
-        With ``existed``, put back the originals: a file that did not exist is removed again."""
-        wanted = {rel: audit.encode(texts[rel]) for rel in changes
-                  if existed is None or existed.get(rel, True)}
-        write_memory_files(self.ws, wanted, list(changes))
+    def _journal(self, originals: Mapping[str, str], current: Mapping[str, str],
+                 existed: Mapping[str, bool], changes: Mapping[str, tuple[int, int]], diff: str,
+                 after: int) -> WriteJournal:
+        """The run's write as a journal: the bytes each changed file had and gets, the commit."""
+        return WriteJournal(
+            "dream", self.store.head(), audit.render_subject(changes, self.span or ""),
+            self._body(changes, diff), {"Dream-Cursor": str(after), "Batch": self.span or ""},
+            before={rel: audit.encode(originals[rel]) if existed[rel] else None for rel in changes},
+            after={rel: audit.encode(current[rel]) for rel in changes})
 
     def _result(self, status: str, after: int, **extra: Any) -> DreamResult:
         notes = [n.strip() for n in self.tally.notes if n.strip()]

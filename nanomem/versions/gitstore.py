@@ -58,16 +58,12 @@ from nanomem.versions.commits import (
 from nanomem.errors import GitStoreError, ShaError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.location import SEPARATE_GIT_DIR, merge_whitelist
-from nanomem.store.memfiles import read_memory_files, write_memory_files
+from nanomem.store.journal import WriteJournal
+from nanomem.store.memfiles import read_memory_files
+from nanomem.versions.journaled import commit_journaled
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
-__all__ = [
-    "SEPARATE_GIT_DIR",
-    "CommitInfo",
-    "GitStore",
-    "RestoreResult",
-    "locate_git_dir",
-]
+__all__ = ["SEPARATE_GIT_DIR", "CommitInfo", "GitStore", "RestoreResult", "locate_git_dir"]
 
 log = logging.getLogger(__name__)
 
@@ -282,9 +278,11 @@ class GitStore:
     @_translated
     def commit(
         self, subject: str, body: str = "", trailers: Mapping[str, object] | None = None,
-        *, record: bool = False,
+        *, record: bool = False, changes: Mapping[str, bytes | None] | None = None,
     ) -> CommitInfo | None:
         """Commit the memory files as they are on disk; None when nothing changed since HEAD.
+        With ``changes``, commit HEAD's files with those bytes instead (None removes a file):
+        exactly what a journaled write wrote, whatever an editor saved since.
 
         ``trailers`` become a git trailer block, e.g. ``{"Dream-Cursor": 42, "Batch": "30-42"}``.
         The git layer never rewrites a working-tree file: credentials typed into a memory file
@@ -293,10 +291,15 @@ class GitStore:
         """
         message = render_message(subject, body, trailers)
         with self._lock:
-            files = read_memory_files(self.workspace)
+            files = read_memory_files(self.workspace) if changes is None else self._with(changes)
             sha = (self._commit_files(files, message, record=True) if record
                    else self._commit_files(files, message))
         return None if sha is None else self.show(sha)
+
+    def _with(self, changes: Mapping[str, bytes | None]) -> dict[str, bytes]:
+        head = self._head_commit()  # HEAD's memory files with ``changes`` (None removes one)
+        files = {**(self._tree_files(head.tree) if head else {}), **changes}
+        return {rel: data for rel, data in files.items() if data is not None}
 
     @_translated
     def commit_manual_if_dirty(self) -> CommitInfo | None:
@@ -516,19 +519,16 @@ class GitStore:
             )
         manual = self.commit_manual_if_dirty()
         wanted = self._tree_files(self._commit(target.parents[0]).tree, refuse_links=True)
-        with self._lock:
-            current = read_memory_files(self.workspace)
-            changed = [rel for rel in MEMORY_FILES if current.get(rel) != wanted.get(rel)]
-            if not changed:
-                return RestoreResult("already", full, (), None, manual)
-            write_memory_files(self.workspace, wanted, changed)
-            about = target.subject if len(target.subject) <= 60 else target.subject[:59] + "…"
-            message = render_message(
-                f'restore: to {full[:7]} (before "{about}")',
-                f"Restored {summarize_files(changed)} to their state before {full}.",
-            )
-            new_sha = self._commit_files(read_memory_files(self.workspace), message)
-        info = self.show(new_sha) if new_sha else None
+        current = read_memory_files(self.workspace)
+        changed = [rel for rel in MEMORY_FILES if current.get(rel) != wanted.get(rel)]
+        if not changed:
+            return RestoreResult("already", full, (), None, manual)
+        about = target.subject if len(target.subject) <= 60 else target.subject[:59] + "…"
+        info = commit_journaled(self, WriteJournal(
+            "restore", self.head(), f'restore: to {full[:7]} (before "{about}")',
+            f"Restored {summarize_files(changed)} to their state before {full}.",
+            before={rel: current.get(rel) for rel in changed},
+            after={rel: wanted.get(rel) for rel in changed}))
         return RestoreResult("restored", full, tuple(changed), info, manual)
 
     def _reachable(self, sha: str) -> bool:
