@@ -82,6 +82,8 @@ class Config:
     safety_buffer: int = 1_024
     consolidate_ratio: float = 0.5
     max_consolidate_rounds: int = 5
+    max_facts_per_reply: int = 200  # facts beyond a cap are counted and logged, not archived
+    max_facts_per_run: int = 1_000
     # history
     max_history_entries: int = 1_000
     # dream (cold path)
@@ -92,6 +94,10 @@ class Config:
     file_caps: Mapping[str, int] = field(default_factory=lambda: DEFAULT_FILE_CAPS)
     max_deletion_share: float = 0.5
     ephemeral_ttl_days: int = 7
+    dream_max_refusals: int = 50  # refusals recorded per run; the rest are counted
+    quote_max_chars: int = 300  # what the audit and the commit quote of one argument or reason
+    audit_max_bytes: int = 1_000_000  # dream-audit.jsonl rotates to dream-audit.1.jsonl ...
+    audit_keep: int = 5  # rotated audit files kept
     # git
     author_name: str = "nanomem"
     author_email: str = "nanomem@localhost"
@@ -132,6 +138,8 @@ _TOML_SECTIONS: dict[str, dict[str, str]] = {
         "safety_buffer": "safety_buffer",
         "ratio": "consolidate_ratio",
         "max_rounds": "max_consolidate_rounds",
+        "max_facts_per_reply": "max_facts_per_reply",
+        "max_facts_per_run": "max_facts_per_run",
     },
     "history": {"max_history_entries": "max_history_entries"},
     "dream": {
@@ -141,6 +149,10 @@ _TOML_SECTIONS: dict[str, dict[str, str]] = {
         "max_iterations": "dream_max_iterations",
         "max_deletion_share": "max_deletion_share",
         "ephemeral_ttl_days": "ephemeral_ttl_days",
+        "max_refusals": "dream_max_refusals",
+        "quote_max_chars": "quote_max_chars",
+        "audit_max_bytes": "audit_max_bytes",
+        "audit_keep": "audit_keep",
     },
     "git": {"author_name": "author_name", "author_email": "author_email"},
     "watch": {
@@ -198,7 +210,9 @@ def load_config(
 
 # Counts where 0 would stall or shred the work (a Dream batch of 0 tokens splits every entry).
 _AT_LEAST_ONE = ("dream_batch_entries", "dream_batch_tokens", "dream_max_batches",
-                 "dream_max_iterations", "max_consolidate_rounds")
+                 "dream_max_iterations", "max_consolidate_rounds", "max_facts_per_reply",
+                 "max_facts_per_run", "dream_max_refusals", "quote_max_chars",
+                 "audit_max_bytes", "audit_keep")
 
 # Config field -> (nanomem.toml section, key), for messages that name what the user wrote.
 _FIELD_KEYS = {field: (section, key) for section, keys in _TOML_SECTIONS.items()

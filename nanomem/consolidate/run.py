@@ -125,6 +125,7 @@ class ConsolidationResult:
     estimate_source: str = "estimate"
     raw_parts: int = 0
     failures: int = 0
+    facts_capped: int = 0
     session: Session | None = field(default=None, repr=False, compare=False, metadata=NOT_JSON)
 
 
@@ -286,6 +287,7 @@ class _Run:
         self.cursors: list[int] = []
         self.archived = 0
         self.raw_parts = 0
+        self.facts = self.facts_capped = 0
         self.fixed = 0
         self.calibration = session_calibration(self.session)
         self.learned: tokens.Calibration | None = None
@@ -366,7 +368,7 @@ class _Run:
                 base = self.learned or self.calibration
                 self.learned = base.observe(sent, response.usage.prompt_tokens)
         if reply.reason is None:
-            entries, kind = render_summary_entries(reply.facts), "summary"
+            entries, kind = render_summary_entries(self._capped(reply.facts)), "summary"
         else:
             count = failed_before + 1
             log.warning(
@@ -385,6 +387,22 @@ class _Run:
             return "the session file changed during consolidation; run it again", 0
         self.archived += end - start
         return None
+
+    def _capped(self, facts: Sequence[tuple[str, str]]) -> Sequence[tuple[str, str]]:
+        """The facts within ``max_facts_per_reply`` and ``max_facts_per_run``; the rest are
+        counted (``facts_capped``) and logged, never archived: a reply cannot grow history
+        without bound."""
+        cfg = self.config
+        room = max(0, min(cfg.max_facts_per_reply, cfg.max_facts_per_run - self.facts))
+        kept, over = facts[:room], max(0, len(facts) - room)
+        self.facts += len(kept)
+        if over:
+            self.facts_capped += over
+            log.warning("session %s: %d facts of one reply were not archived (caps: "
+                        "max_facts_per_reply %d, max_facts_per_run %d); %d kept",
+                        self.session.key, over, cfg.max_facts_per_reply, cfg.max_facts_per_run,
+                        len(kept))
+        return kept
 
     def _commit(
         self, start: int, end: int, mark: str, *, entries: Sequence[str] = (),
@@ -473,6 +491,7 @@ class _Run:
             estimate_after=after,
             budget=self.config.budget,
             raw_parts=self.raw_parts,
+            facts_capped=self.facts_capped,
             failures=failures,
             estimate_source=getattr(self, "source", tokens.ESTIMATE),
             session=self.session,

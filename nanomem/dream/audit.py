@@ -8,6 +8,11 @@ verdicts, never from what the model says about itself:
 - one ``dream-audit.jsonl`` line per refused tool call: time, batch cursors, tool, path,
   arguments (secrets redacted), reason, the run's outcome and commit.
 
+Bounds (issue 11): a run records at most ``dream_max_refusals`` refusals, and the body and the
+audit say how many more there were; each argument string and reason is quoted up to
+``quote_max_chars`` characters, followed by how many more there were; the audit file rotates
+to ``dream-audit.1.jsonl`` … ``dream-audit.<audit_keep>.jsonl`` past ``audit_max_bytes``.
+
 >>> summarize_changes({"USER.md": "a\\n"}, {"USER.md": "a\\nb\\n"})
 {'USER.md': (1, 0)}
 >>> render_subject({"USER.md": (1, 0)}, "4-9")
@@ -18,7 +23,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,6 +41,29 @@ from nanomem.text.sanitize import sanitize_line
 LEDGER_KIND = "ledger"  # the ``kind`` of the one audit line per run that holds the fact ledger
 LEDGER_BODY_LINES = 12  # facts not kept, listed by name in the commit body (the rest: the audit)
 ENCODING = ("utf-8", "surrogateescape")  # memory files round-trip byte for byte
+_ROTATED = re.compile(r"dream-audit(\.[0-9]+)?\.jsonl")
+
+log = logging.getLogger(__name__)
+
+
+def is_audit_name(name: str) -> bool:
+    """Whether a file name under ``memory/`` is the audit file or one of its rotations.
+
+    >>> is_audit_name("dream-audit.jsonl"), is_audit_name("dream-audit.3.jsonl"), is_audit_name("x.jsonl")
+    (True, True, False)
+    """
+    return _ROTATED.fullmatch(name) is not None
+
+
+def clip(text: str, limit: int | None) -> str:
+    """``text`` cut to ``limit`` characters, saying how many more there were (pure).
+
+    >>> clip("abcdef", 3)
+    'abc… [3 more chars]'
+    """
+    if limit is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more chars]"
 
 
 @dataclass(frozen=True)
@@ -106,6 +136,8 @@ def render_body(
     diff: str,
     replay_of: str | None = None,
     ledger: Sequence[LedgerEntry] = (),
+    refused_more: int = 0,
+    quote: int | None = None,
 ) -> str:
     """The machine-made commit body: what was processed, per-file counts, calls, refusals, the
     fact ledger's summary (with the facts that were not kept), diff.
@@ -126,10 +158,13 @@ def render_body(
         head += f" Replay of {replay_of}."
     lines = [head, "", "Files:"]
     lines += [f"  {rel} +{a} -{r}" for rel, (a, r) in changes.items()]
-    lines += ["", f"Tool calls: accepted {accepted}, refused {len(refusals)}"]
+    lines += ["", f"Tool calls: accepted {accepted}, refused {len(refusals) + refused_more}"]
     if refusals:
         lines.append("Refused:")
-        lines += [f"  - {_safe(r.tool)} {_safe(r.path or '-')}: {_safe(r.reason)}" for r in refusals]
+        lines += [f"  - {_safe(r.tool, quote)} {_safe(r.path or '-', quote)}: {_safe(r.reason, quote)}"
+                  for r in refusals]
+    if refused_more:
+        lines.append(f"  - and {refused_more} more refusals, not listed (dream_max_refusals)")
     if ledger:
         lines += ["", *render_ledger_summary(ledger)]
     if diff:
@@ -255,8 +290,12 @@ def render_audit_lines(
     outcome: str,
     commit: str | None = None,
     replay_of: str | None = None,
+    refused_more: int = 0,
+    quote: int | None = None,
 ) -> str:
-    """One JSON line per refusal, secrets redacted from the arguments and the reason."""
+    """One JSON line per refusal, secrets redacted from the arguments and the reason, each
+    string quoted up to ``quote`` characters; a last line counts the ``refused_more`` refusals
+    beyond the run's cap."""
     lines = []
     for refusal in refusals:
         record = {
@@ -264,25 +303,33 @@ def render_audit_lines(
             "batch": refusal.batch,
             "tool": refusal.tool,
             "path": refusal.path,
-            "arguments": redact_value(refusal.arguments),
-            "reason": _redact(refusal.reason),
+            "arguments": redact_value(refusal.arguments, quote),
+            "reason": clip(_redact(refusal.reason), quote),
             "outcome": outcome,
             "commit": commit,
         }
         if replay_of:
             record["replay_of"] = replay_of
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    if refused_more:
+        record = {"time": time.isoformat(timespec="seconds"), "refused_more": refused_more,
+                  "reason": "refusals beyond dream_max_refusals, counted and not listed",
+                  "outcome": outcome, "commit": commit}
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return "".join(lines)
 
 
-def append_audit(path: Path, text: str) -> None:
-    """Append ready-made lines to the audit log with one write and an fsync.
+def append_audit(path: Path, text: str, *, max_bytes: int | None = None, keep: int = 5) -> None:
+    """Append ready-made lines to the audit log with one write and an fsync, first rotating
+    it when the append would take it past ``max_bytes``.
 
     The caller holds the Dream lock, so no other writer interleaves.
     """
     if not text:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
+    if max_bytes is not None:
+        rotate_audit(path, len(text.encode("utf-8", "surrogateescape")), max_bytes, keep)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, text.encode("utf-8", "surrogateescape"))
@@ -291,14 +338,32 @@ def append_audit(path: Path, text: str) -> None:
         os.close(fd)
 
 
-def redact_value(value: Any) -> Any:
-    """Redact secrets in every string inside a JSON-like value."""
+def rotate_audit(path: Path, adding: int, max_bytes: int, keep: int) -> None:
+    """``dream-audit.jsonl`` → ``dream-audit.1.jsonl`` → … when ``adding`` bytes would take it
+    past ``max_bytes``; the oldest of ``keep`` rotations is dropped, with a warning."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0 or size + adding <= max_bytes:
+        return
+    def name(i: int) -> Path:
+        return path if i == 0 else path.with_name(f"{path.stem}.{i}{path.suffix}")
+    if name(keep).exists():
+        log.warning("%s: dropped the oldest rotated audit file (audit_keep %d)", name(keep), keep)
+    for i in range(keep, 0, -1):
+        if name(i - 1).exists():
+            os.replace(name(i - 1), name(i))
+
+
+def redact_value(value: Any, quote: int | None = None) -> Any:
+    """Redact secrets in every string inside a JSON-like value, each quoted up to ``quote``."""
     if isinstance(value, str):
-        return _redact(value)
+        return clip(_redact(value), quote)
     if isinstance(value, Mapping):
-        return {str(k): redact_value(v) for k, v in value.items()}
+        return {str(k): redact_value(v, quote) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_value(v) for v in value]
+        return [redact_value(v, quote) for v in value]
     return value
 
 
@@ -306,7 +371,7 @@ def _redact(text: str) -> str:
     return redact(text).text
 
 
-def _safe(text: str) -> str:
+def _safe(text: str, quote: int | None = None) -> str:
     """Model-supplied text as one line of the commit body: redacted, controls escaped,
-    newlines folded (so it cannot forge a body line or a trailer)."""
-    return " ".join(sanitize_line(_redact(text)).split())
+    newlines folded (so it cannot forge a body line or a trailer), quoted up to ``quote``."""
+    return clip(" ".join(sanitize_line(_redact(text)).split()), quote)

@@ -85,6 +85,7 @@ class DreamResult:
     batch: str | None = None
     note: str | None = None
     manual_commit: str | None = None
+    refused_more: int = 0
     ledger: tuple[LedgerEntry, ...] = ()
     recall: RecallHealth | None = None  # the recall self-test (Memory.adream runs it)
 
@@ -177,6 +178,7 @@ def _replay_span(store: Any, sha: str) -> _Replay:
 class _Tally:
     accepted: int = 0
     refusals: list[Refusal] = field(default_factory=list)
+    refused_more: int = 0  # refusals beyond dream_max_refusals: counted, not listed
     notes: list[str] = field(default_factory=list)
 
 
@@ -347,6 +349,9 @@ class _Run:
     def _record(self, call: Any, outcome: Any, batch: Batch) -> bool:
         """Count one outcome; True when it is an accepted ``finish``."""
         where = outcome.path or "-"
+        if not outcome.accepted and len(self.tally.refusals) >= self.config.dream_max_refusals:
+            self.tally.refused_more += 1
+            return False
         if not outcome.accepted:
             arguments = outcome.arguments if outcome.arguments is not None else call.arguments
             self.tally.refusals.append(Refusal(outcome.tool, outcome.path, outcome.reason or outcome.result,
@@ -366,7 +371,9 @@ class _Run:
         return audit.render_body(span=self.span or "", batches=len(self.batches), changes=changes,
                                  accepted=self.tally.accepted, refusals=self.tally.refusals,
                                  diff=diff, replay_of=self.replay.sha[:7] if self.replay else None,
-                                 ledger=self.ledger)
+                                 ledger=self.ledger,
+                                 refused_more=self.tally.refused_more,
+                                 quote=self.config.quote_max_chars)
 
     def _journal(self, originals: Mapping[str, str], current: Mapping[str, str],
                  existed: Mapping[str, bool], changes: Mapping[str, tuple[int, int]], diff: str,
@@ -384,7 +391,7 @@ class _Run:
             status, self.before, after, accepted=self.tally.accepted,
             refused=tuple(self.tally.refusals), batches=len(self.batches), batch=self.span,
             note=" | ".join(notes) if notes else None, manual_commit=self.manual_sha,
-            ledger=self.ledger, **extra,
+            ledger=self.ledger, refused_more=self.tally.refused_more, **extra,
         )
 
     def _failed(self, reason: str) -> DreamResult:
@@ -397,11 +404,14 @@ class _Run:
     def _audit(self, outcome: str, sha: str | None = None) -> None:
         replay_of = self.replay.sha if self.replay else None
         text = audit.render_audit_lines(self.tally.refusals, time=self.clock(), outcome=outcome,
-                                        commit=sha, replay_of=replay_of)
+                                        commit=sha, replay_of=replay_of,
+                                        refused_more=self.tally.refused_more,
+                                        quote=self.config.quote_max_chars)
         if outcome != "failed" and self.ledger:  # a failed run leaves its facts to the next one
             text += audit.render_ledger_line(self.ledger, time=self.clock(), batch=self.span or "",
                                              outcome=outcome, commit=sha, replay_of=replay_of)
-        audit.append_audit(self.ws.audit, text)
+        audit.append_audit(self.ws.audit, text, max_bytes=self.config.audit_max_bytes,
+                           keep=self.config.audit_keep)
 
     def _compact(self) -> None:
         if self.dry_run:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nanomem.dream.audit import is_audit_name
 from nanomem.forget.match import Matcher
 from nanomem.store.fsutil import FileLock
 from nanomem.store.sessions import session_lock
@@ -250,7 +251,7 @@ SESSIONS = Place(
 )
 AUDIT = Place(
     "audit",
-    _list("memory", lambda n: n == "dream-audit.jsonl"),
+    _list("memory", is_audit_name),  # dream-audit.jsonl and its rotations dream-audit.N.jsonl
     lambda rel, data, m: scrub_jsonl(data, m),
 )
 LEGACY = Place(
