@@ -12,7 +12,8 @@ Every error knows the exit code the CLI returns for it::
     ├── ProviderError (1)      the model endpoint failed (network, HTTP status, bad reply)
     ├── GitStoreError (1)      the memory repository cannot be read or written
     │   ├── ShaError (2)       a sha given by a person: unknown, ambiguous or the wrong kind
-    │   └── EditConflictError (1) a memory file was edited while nanomem was writing it
+    │   ├── EditConflictError (1) a memory file was edited while nanomem was writing it
+    │   └── UnusableFileError (2) a file the repository needs is unusable (HEAD, a link loop)
     ├── DreamError (1)         a Dream run could not complete
     └── ForgetError (2)        a forget cannot start: a pattern too short or too broad, or
                                another forget left unfinished
@@ -93,6 +94,13 @@ class ShaError(GitStoreError):
 class EditConflictError(GitStoreError):
     """A memory file was edited (by a person's editor) between nanomem's check and its write;
     nothing was written, the edit is kept on disk, and the command can be run again."""
+
+
+class UnusableFileError(GitStoreError):
+    """A file the memory repository needs is unusable (a HEAD that points outside the
+    repository, a memory file that is a symlink loop); the message names it and the fix."""
+
+    exit_code = 2
 
 
 class DreamError(NanomemError):

@@ -26,7 +26,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from nanomem.errors import GitStoreError
+from nanomem.errors import GitStoreError, UnusableFileError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.store.workspace import Workspace
 from nanomem.text.redact import find_secrets, redact
@@ -64,9 +64,13 @@ def memory_file_path(workspace: Workspace, rel: str) -> Path:
         return path  # the common case: a plain file (or none) in a plain folder
     try:
         real = Path(os.path.realpath(path, strict=False))
+        os.stat(path)  # realpath does not report a loop unless strict; stat does
+    except FileNotFoundError:
+        pass  # a dangling link: reported by the reader, written through by the writer
     except (OSError, RuntimeError) as exc:  # a link loop
-        raise GitStoreError(
-            f"{rel}: is a symlink that cannot be followed ({exc}); replace it with a file"
+        raise UnusableFileError(
+            f"{rel}: is a symlink that cannot be followed ({getattr(exc, 'strerror', exc)}); "
+            "replace it with a file"
         ) from exc
     where = check_link_target(str(real), os.path.realpath(workspace.root))
     if where is not None:

@@ -4,12 +4,8 @@ This is the ONLY module that imports dulwich. It tracks exactly ``SOUL.md``, ``U
 ``memory/MEMORY.md``; cursors and the Dream audit are never tracked (the dream cursor lives in
 the ``Dream-Cursor:`` trailer of each ``dream:`` commit).
 
-Where the git dir lives (DESIGN §5):
-
-* ``<ws>/.nanomem.git`` when it exists, or when the workspace sits inside another repository,
-  worktree or submodule (a ``.git`` file or directory in a parent, or a ``.git`` at the root that
-  is not a memory repository). The outer repository is never touched.
-* ``<ws>/.git`` otherwise, with a whitelist ``.gitignore`` merged into any existing one.
+Where the git dir lives (``.nanomem.git`` or ``.git``, DESIGN §5) is decided by
+:mod:`nanomem.versions.location`; the outer repository is never touched.
 
 Commits are built from the tracked files only (blob, tree and commit objects written straight
 into the object store), so their cost follows the memory files, never the workspace::
@@ -33,7 +29,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from dulwich.errors import ChecksumMismatch, NotGitRepository, ObjectFormatException
+from dulwich.errors import (ChecksumMismatch, NotGitRepository, ObjectFormatException,
+                            PackedRefsException, RefFormatError)
 from dulwich.index import index_entry_from_stat
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.repo import Repo
@@ -55,7 +52,7 @@ from nanomem.versions.commits import (
     split_message,
     summarize_files,
 )
-from nanomem.errors import GitStoreError, ShaError
+from nanomem.errors import GitStoreError, ShaError, UnusableFileError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.location import SEPARATE_GIT_DIR, merge_whitelist
 from nanomem.store.journal import WriteJournal
@@ -94,6 +91,9 @@ def _translated(method: Callable[..., _T]) -> Callable[..., _T]:
                 f"{self.git_dir}: {method.__name__} failed ({exc}); "
                 f"check the repository with `git --git-dir={self.git_dir} fsck`"
             ) from exc
+        except (PackedRefsException, RefFormatError) as exc:  # a damaged packed-refs or ref
+            raise UnusableFileError(f"{self.git_dir}/packed-refs or a ref file: {exc}; repair "
+                                    "or remove that line (or file) and retry") from exc
         except (OSError, ObjectFormatException, ChecksumMismatch) as exc:
             raise GitStoreError(
                 f"{self.git_dir}: {method.__name__} failed ({type(exc).__name__}: {exc}); "
@@ -126,6 +126,12 @@ def _head_entries(root: Path) -> set[str] | None:
 
 
 def _head_of(repo: Repo) -> str | None:
+    raw = repo.refs.read_ref(_HEAD) or b""
+    if raw.startswith(b"ref: ") and not re.fullmatch(rb"refs/(?!.*\.\.)[\w./-]+", raw[5:]):
+        raise UnusableFileError(  # e.g. ``ref: ../../../etc/passwd``: never followed or written
+            f"{repo.controldir()}/HEAD: points to {raw[5:65]!r}, not a branch of this "
+            "repository; write `ref: refs/heads/main` into it and retry"
+        )
     try:
         sha = repo.refs[_HEAD]
     except KeyError:
@@ -182,9 +188,7 @@ class GitStore:
         git_dir, separate = locate_git_dir(ws.root)
         exists = git_dir.is_dir()
         if not exists and not create:
-            raise GitStoreError(
-                f"{ws.root}: no memory repository; run `nanomem init` to create one"
-            )
+            raise GitStoreError(f"{ws.root}: no memory repository; run `nanomem init` to create one")
         try:
             if exists:
                 repo = Repo(str(git_dir)) if separate else Repo(str(ws.root))
@@ -384,10 +388,9 @@ class GitStore:
                 elif key in index:
                     del index[key]
             index.write()
-        except OSError as exc:
-            log.warning(
-                "%s: index not updated (%s); `git status` may list memory files", self.git_dir, exc
-            )
+        except (OSError, AssertionError, ValueError) as exc:  # dulwich asserts on a bad header
+            log.warning("%s/index: not updated (%s); `git status` may list memory files; to "
+                        "rebuild it: rm %s/index && git reset -q", self.git_dir, exc, self.git_dir)
 
     @_translated
     def resolve(self, prefix: str) -> str:
@@ -496,11 +499,9 @@ class GitStore:
 
     @_translated
     def restore(self, sha: str) -> RestoreResult:
-        """Put the memory files back as they were just before commit ``sha``; commit ``restore:``.
-
-        Hand edits are committed first (``manual:``). The dream cursor is not touched.
-        Returns status ``restored`` with the new commit, or ``already`` when nothing differs.
-        """
+        """Put the memory files back as they were just before commit ``sha`` and commit
+        ``restore:`` as one journaled write; hand edits first (``manual:``); the dream cursor
+        stays. Status ``restored`` with the new commit, or ``already`` when nothing differs."""
         full = self.resolve(sha)
         target = self.show(full)
         if not target.parents:
