@@ -13,6 +13,7 @@ import pytest
 
 from nanomem.config import Config, load_config
 from nanomem.errors import ConfigError
+from nanomem.records import to_json
 from tests.dream_fixtures import Setup, add_fact, finish, make_setup, provider_over
 from tests.fakellm import FakeLLM
 from tests.test_consolidator import archive, config_for, history_lines, run, turns, write_session
@@ -39,7 +40,7 @@ def test_consolidate_archives_at_most_max_facts_per_reply_and_counts_the_rest(
     assert result.status == "archived"
     text = "\n".join(line["content"] for line in history_lines(workspace))
     assert "machine number 9." in text and "machine number 10." not in text
-    assert result.facts_capped == 490 and result.to_json()["facts_capped"] == 490
+    assert result.facts_capped == 490 and to_json(result)["facts_capped"] == 490
     assert "490 facts of one reply were not archived" in caplog.text
 
 
@@ -78,7 +79,7 @@ def test_run_dream_lists_at_most_max_refusals_and_counts_the_rest(setup: Setup) 
     result = _refusing_dream(setup, 300)
     assert result.status == "committed"
     assert len(result.refused) == 5 and result.refused_more == 295
-    assert result.to_json()["refused_more"] == 295
+    assert to_json(result)["refused_more"] == 295
     body = setup.store.show(result.commit).body
     assert "refused 300" in body and "and 295 more refusals" in body
     assert body.count("  - edit_file SOUL.md") == 5
