@@ -60,10 +60,15 @@ def _killed(ws: Path, where: str, *args: str, env: dict[str, str] | None = None)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
 
 
-def _two_file_reply(fake: FakeLLM) -> None:
+def _pending_two_file_dream(tmp_path: Path) -> tuple[Path, FakeLLM]:
+    """A workspace with one pending entry and a model that answers with a two-file edit."""
+    ws = init_ws(tmp_path)
+    assert nanomem(ws, "append", "- [durable] User lives in Lyon; KX ships in May.").rc == 0
+    fake = FakeLLM()
     fake.enqueue_tool_calls([fake_edit("USER.md", FACTS, FACTS + "- User lives in Lyon.\n"),
                              fake_edit("memory/MEMORY.md", FACTS, FACTS + "- KX ships in May.\n"),
                              fake_finish()])
+    return ws, fake
 
 
 @pytest.mark.parametrize("where", ["after-journal", "between-files", "before-commit",
@@ -71,10 +76,7 @@ def _two_file_reply(fake: FakeLLM) -> None:
 def test_dream_kill9_at_each_write_step_is_completed_once_and_never_manual(
     tmp_path: Path, where: str
 ) -> None:
-    ws = init_ws(tmp_path)
-    assert nanomem(ws, "append", "- [durable] User lives in Lyon; KX ships in May.").rc == 0
-    fake = FakeLLM()
-    _two_file_reply(fake)
+    ws, fake = _pending_two_file_dream(tmp_path)
     with fake.serve() as url:
         _killed(ws, where, "dream", env=openai_env(url))
         assert (ws / JOURNAL).exists()
@@ -98,10 +100,7 @@ def test_dream_kill9_at_each_write_step_is_completed_once_and_never_manual(
 def test_restore_kill9_at_each_write_step_is_completed_as_restore(
     tmp_path: Path, where: str
 ) -> None:
-    ws = init_ws(tmp_path)
-    assert nanomem(ws, "append", "- [durable] User lives in Lyon; KX ships in May.").rc == 0
-    fake = FakeLLM()
-    _two_file_reply(fake)
+    ws, fake = _pending_two_file_dream(tmp_path)
     with fake.serve() as url:
         done = nanomem(ws, "dream", "--json", env=openai_env(url)).json()
     assert done["status"] == "committed"
