@@ -255,3 +255,21 @@ def test_restore_killed_between_its_file_writes_is_completed_as_restore_not_manu
     assert subjects[0].startswith("restore:") and not any(s.startswith("manual:") for s in subjects)
     assert "Lyon" not in (workspace / "USER.md").read_text()
     assert "KX" not in (workspace / "memory" / "MEMORY.md").read_text()
+
+
+def test_forget_completes_a_killed_dream_write_first_so_its_journal_holds_no_copy(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nanomem.store import journal
+
+    setup.history.append("- [durable] User lives in Lyon; project KX ships in May.")
+    _kill_at(monkeypatch, journal, "_write_one", nth=2)
+    with pytest.raises(Killed):
+        _two_file_dream(setup)
+    monkeypatch.undo()
+    mem = Memory(setup.ws.root)
+    receipt = mem.forget("KX ships")
+    assert receipt.status == "forgotten"
+    assert not (setup.ws.root / "memory" / ".write-journal.json").exists()
+    assert "KX ships" not in setup.read("memory/MEMORY.md")
+    assert "- User lives in Lyon." in setup.read("USER.md")  # the rest of the Dream is kept

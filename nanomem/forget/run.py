@@ -39,6 +39,8 @@ from nanomem.forget.places import INDEX, FileEdit, Place, Scrubbed, places, read
 from nanomem.forget.receipt import ForgetReceipt
 from nanomem.forget.sweep import sweep, sweep_objects
 from nanomem.store.fsutil import FileLock, atomic_write
+from nanomem.versions.journaled import recover_journal
+from nanomem.versions.stalelocks import clear_stale_git_locks
 from nanomem.store.memfiles import memory_lock, redact_memory_files, write_memory_files
 from nanomem.store.workspace import Workspace
 from nanomem.vocab import MEMORY_FILES, is_pinned
@@ -140,6 +142,8 @@ def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, co
         return replace(_receipt(files_only, "refused", clock), refused=refused)
     store = GitStore.open(workspace, config, clock=clock)
     try:
+        clear_stale_git_locks(store.git_dir)  # what a killed Dream or restore left, first:
+        recover_journal(store)  # its journal holds the files' old and new bytes
         redact_memory_files(workspace)
         store.commit_manual_if_dirty()  # hand edits are versioned first, then rewritten
         with FileLock(store.git_dir / "nanomem.lock"):
