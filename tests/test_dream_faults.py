@@ -160,6 +160,17 @@ def _kill_at(monkeypatch: pytest.MonkeyPatch, target: object, name: str, nth: in
     monkeypatch.setattr(target, name, dying)
 
 
+def _kill_between_the_two_file_writes(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Dream of one pending entry that edits two files, killed after writing the first."""
+    from nanomem.store import journal
+
+    setup.history.append("- [durable] User lives in Lyon; project KX ships in May.")
+    _kill_at(monkeypatch, journal, "_write_one", nth=2)
+    with pytest.raises(Killed):
+        _two_file_dream(setup)
+    monkeypatch.undo()
+
+
 def _subjects(setup: Setup) -> list[str]:
     return [c.subject.split(":")[0] for c in setup.store.log(50)]
 
@@ -197,13 +208,7 @@ def test_run_dream_killed_while_writing_is_completed_by_the_next_run_not_redone(
 def test_run_dream_killed_mid_write_then_edited_by_hand_is_rolled_back_keeping_the_edit(
     setup: Setup, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from nanomem.store import journal
-
-    setup.history.append("- [durable] User lives in Lyon; project KX ships in May.")
-    _kill_at(monkeypatch, journal, "_write_one", nth=2)
-    with pytest.raises(Killed):
-        _two_file_dream(setup)
-    monkeypatch.undo()
+    _kill_between_the_two_file_writes(setup, monkeypatch)
     setup.write("memory/MEMORY.md", setup.read("memory/MEMORY.md") + "- typed by hand\n")
     result = _two_file_dream(setup)  # rolled back first, then a manual: commit and a redo
     assert result.status == "committed" and result.manual_commit is not None
@@ -260,13 +265,7 @@ def test_restore_killed_between_its_file_writes_is_completed_as_restore_not_manu
 def test_forget_completes_a_killed_dream_write_first_so_its_journal_holds_no_copy(
     setup: Setup, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from nanomem.store import journal
-
-    setup.history.append("- [durable] User lives in Lyon; project KX ships in May.")
-    _kill_at(monkeypatch, journal, "_write_one", nth=2)
-    with pytest.raises(Killed):
-        _two_file_dream(setup)
-    monkeypatch.undo()
+    _kill_between_the_two_file_writes(setup, monkeypatch)
     mem = Memory(setup.ws.root)
     receipt = mem.forget("KX ships")
     assert receipt.status == "forgotten"
