@@ -84,7 +84,8 @@ def test_run_dream_lists_at_most_max_refusals_and_counts_the_rest(setup: Setup) 
     assert "refused 300" in body and "and 295 more refusals" in body
     assert body.count("  - edit_file SOUL.md") == 5
     lines = [json.loads(x) for x in setup.ws.audit.read_text().splitlines()]
-    assert len(lines) == 6 and lines[-1]["refused_more"] == 295
+    assert len([x for x in lines if "tool" in x]) == 5
+    assert [x["refused_more"] for x in lines if "refused_more" in x] == [295]
 
 
 def test_run_dream_quotes_at_most_quote_max_chars_of_an_argument(setup: Setup) -> None:
