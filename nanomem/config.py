@@ -28,6 +28,10 @@ Environment: ``NANOMEM_PROVIDER``, ``NANOMEM_BASE_URL``, ``NANOMEM_API_KEY``, ``
     [caps]
     "USER.md" = 6000
 
+    [search]                             # dense retrieval (off by default; docs/recall.md)
+    embeddings = true                    # POST {base_url}/embeddings with [provider]'s key
+    embedding_model = "nomic-embed-text"
+
 The API key is never part of ``repr(Config)`` and never logged.
 """
 
@@ -105,6 +109,9 @@ class Config:
     watch_debounce_seconds: float = 2.0
     dream_interval_minutes: float = 120.0
     dream_idle_minutes: float = 15.0
+    # search (dense retrieval, off by default; docs/recall.md)
+    embeddings: bool = False
+    embedding_model: str | None = None
 
     @property
     def budget(self) -> int:
@@ -160,6 +167,7 @@ _TOML_SECTIONS: dict[str, dict[str, str]] = {
         "dream_interval_minutes": "dream_interval_minutes",
         "dream_idle_minutes": "dream_idle_minutes",
     },
+    "search": {"embeddings": "embeddings", "embedding_model": "embedding_model"},
 }
 
 _ENV = {
@@ -319,6 +327,12 @@ def _build(values: dict[str, Any], *, labels: Mapping[str, str]) -> Config:
             f"context_window {cfg.context_window} leaves no prompt budget after "
             f"max_completion_tokens {cfg.max_completion_tokens} and safety_buffer "
             f"{cfg.safety_buffer}; raise context_window"
+        )
+    if cfg.embeddings and (cfg.provider != "openai" or not cfg.embedding_model):
+        raise ConfigError(
+            f"{labels.get('embeddings', '[search] embeddings')} is on but needs provider "
+            "'openai' (its base_url and api_key are used) and [search] embedding_model; set "
+            "them or turn embeddings off"
         )
     if not 0 < cfg.consolidate_ratio < 1:
         raise ConfigError(f"consolidate ratio {cfg.consolidate_ratio} must lie between 0 and 1")

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from nanomem.engines.chat import ChatModel
+from nanomem.engines.embeddings import make_embedder
 from nanomem.config import Config, load_config
 from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
@@ -59,6 +60,7 @@ from nanomem.store.history import History
 from nanomem.search.index import SearchIndex
 from nanomem.search.rank import Hit
 from nanomem.search.recall import check_search_args, plan_recall
+from nanomem.search.vectors import Embedder
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
 from nanomem.engines.registry import make_engine
@@ -74,7 +76,10 @@ class Memory:
 
     ``config`` defaults to :func:`nanomem.config.load_config` of the workspace; ``engine``
     (a :class:`~nanomem.engines.chat.ChatModel`) defaults to :func:`nanomem.engines.registry.make_engine`,
-    created on first use; ``clock`` returns the current time (injected in tests).
+    created on first use; ``clock`` returns the current time (injected in tests); ``embedder``
+    (a :class:`~nanomem.search.vectors.Embedder`, default
+    :func:`nanomem.engines.embeddings.make_embedder`) is used only when ``[search] embeddings``
+    is on.
     """
 
     def __init__(
@@ -84,6 +89,7 @@ class Memory:
         config: Config | None = None,
         engine: ChatModel | None = None,
         clock: Callable[[], datetime] | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         if not isinstance(workspace, Workspace):
             workspace = Workspace(Path(workspace))
@@ -96,6 +102,7 @@ class Memory:
         self.config = config if config is not None else load_config(self.workspace.root)
         self.clock = clock or local_now
         self._engine = engine
+        self._embedder = embedder
         self._store: GitStore | None = None
         self._job: DreamJob | None = None
         self._job_lock = threading.Lock()
@@ -150,7 +157,10 @@ class Memory:
         """The derived search index (``memory/index.sqlite3``), opened on first use."""
         with self._parts_lock:
             if self._index is None:
-                self._index = SearchIndex(self.workspace, history=self.history, archive=self.archive)
+                embedder = (self._embedder or make_embedder(self.config)
+                            if self.config.embeddings else None)
+                self._index = SearchIndex(self.workspace, history=self.history, archive=self.archive,
+                                          embedder=embedder)
             return self._index
 
     def search(

@@ -20,6 +20,12 @@ Queue replies, point a client at it, then assert on what it received::
     FakeLLM(mode="ollama")            # answer as that server does (tests/fakeservers.py)
     FakeLLM(keep_alive=True)          # serve(): keep connections open; fake.connections counts them
 
+    # POST .../embeddings answers at once (no queue): a hashed bag of words, unit length, so
+    # texts sharing words are near; script synonyms to make a paraphrase near its original.
+    fake.synonyms.update({"canine": "dog", "puppy": "dog"})
+    fake.fail_embeddings(503, times=4)   # the next 4 embeddings requests fail
+    fake.embedding_requests[0].body["input"]
+
 Every request is checked strictly (POST to ``.../chat/completions``, a JSON object with ``model``
 and well-formed ``messages``, ``tools`` and ``tool_choice``; tool results answer an earlier tool
 call; no ``null`` fields; nothing outside the OpenAI request fields, so ``ChatRequest.task`` can
@@ -32,8 +38,11 @@ the server answers HTTP 500 with a ``FakeLLM:`` message, records the violation, 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
+import math
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -46,6 +55,7 @@ import httpx
 
 from tests.fakeservers import Mode, make_mode
 
+EMBEDDING_DIM = 64
 CREATED = 1_700_000_000  # fixed "created" timestamp: replies are deterministic
 VALID_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 MESSAGE_FIELDS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id", "refusal"})
@@ -139,6 +149,9 @@ class FakeLLM:
         self.metadata_requests: list[RecordedRequest] = []  # GET /models, POST /api/show
         self.recorded: list[RecordedRequest] = []
         self.errors: list[str] = []
+        self.synonyms: dict[str, str] = {}  # word -> the word it embeds as
+        self.embedding_requests: list[RecordedRequest] = []
+        self._embedding_failures: deque[int] = deque()
         self._queue: deque[_PendingMessage | _Reply | _Timeout] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -201,6 +214,33 @@ class FakeLLM:
         timeout than ``delay``.
         """
         self._queue.append(_Timeout(delay))
+
+    def fail_embeddings(self, status: int = 503, *, times: int = 1) -> None:
+        """Make the next ``times`` embeddings requests answer HTTP ``status``."""
+        self._embedding_failures.extend([status] * times)
+
+    def embed(self, text: str) -> list[float]:
+        """The vector the fake endpoint gives ``text``: a hashed bag of (synonym-mapped) words."""
+        vector = [0.0] * EMBEDDING_DIM
+        for word in re.findall(r"\w+", text.lower()):
+            word = self.synonyms.get(word, word)
+            vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % EMBEDDING_DIM] += 1.0
+        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+        return [v / norm for v in vector]
+
+    def _embeddings(self, headers: dict[str, str], body: Any) -> _Reply:
+        self.embedding_requests.append(RecordedRequest("POST", "/embeddings", headers, body))
+        if self._embedding_failures:
+            return _json_reply(self._embedding_failures.popleft(),
+                               {"error": {"message": "fake embeddings error"}})
+        texts = body.get("input") if isinstance(body, dict) else None
+        if not isinstance(body, dict) or not isinstance(body.get("model"), str) or not (
+                isinstance(texts, list) and all(isinstance(t, str) for t in texts)):
+            self.errors.append(f"FakeLLM embeddings request: bad body {body!r}")
+            return _json_reply(400, {"error": {"message": "model and input (list of str)"}})
+        data = [{"object": "embedding", "index": i, "embedding": self.embed(t)}
+                for i, t in enumerate(texts)]
+        return _json_reply(200, {"object": "list", "data": data, "model": body["model"]})
 
     # ---------------------------------------------------------------- inspection
     @property
@@ -312,6 +352,8 @@ class FakeLLM:
         except (UnicodeDecodeError, json.JSONDecodeError):
             body = raw.decode("utf-8", "replace")
         with self._lock:
+            if path.endswith("/embeddings") and method == "POST":
+                return self._embeddings(headers, body)
             metadata = None if path.endswith("/chat/completions") else self.mode.metadata(method, path, body)
             if metadata is not None:
                 self.metadata_requests.append(RecordedRequest(method, path, headers, body))

@@ -15,6 +15,9 @@ never a source of truth: delete it and the next search rebuilds it from the file
   tracks it.
 
 Text is indexed as :mod:`nanomem.search.terms` describes; ranking is :mod:`nanomem.search.rank`.
+With an ``embedder`` (``[search] embeddings = true``) the documents also get vectors
+(:mod:`nanomem.search.vectors`) and a search fuses the BM25 and the vector rankings; an
+embeddings endpoint that fails makes that search BM25 only, with a warning.
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nanomem.errors import NanomemError
-from nanomem.search import terms
-from nanomem.search.rank import SOURCES, Hit, parse_day, score_hit
+from nanomem.errors import NanomemError, ProviderError
+from nanomem.search import terms, vectors
+from nanomem.search.rank import SOURCES, Hit, fuse_ranks, parse_day, score_hit
 from nanomem.store.archive import Archive, read_records
 from nanomem.store.history import History
 from nanomem.store.memfiles import read_memory_files
@@ -179,8 +182,9 @@ class SearchIndex:
     """The index of one workspace. Open per use; every method keeps the file healthy."""
 
     def __init__(self, workspace: Workspace, *, history: History, archive: Archive,
-                 path: Path | None = None) -> None:
+                 path: Path | None = None, embedder: vectors.Embedder | None = None) -> None:
         self.workspace = workspace
+        self.embedder = embedder
         self.history = history
         self.archive = archive
         self.path = path if path is not None else workspace.index
@@ -426,6 +430,7 @@ class SearchIndex:
                        "VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
                        [(rowid, *render_fts_row(source, bool(pinned), body, name, near))
                         for rowid, source, pinned, body, name, near in gone])
+        vectors.delete_rows(db, [row[0] for row in gone])
         db.execute(f"DELETE FROM docs WHERE {where}", args)
 
     def search(self, query: str, *, k: int = 8, since: str | None = None,
@@ -439,8 +444,21 @@ class SearchIndex:
             return []
         wanted = tuple(sources) if sources else SOURCES
         self.update()
+        dense = self._embed_query(query) if self.embedder is not None else None
         return self._healthy(lambda db: self._search(db, self._match(db, query), k, since, until,
-                                                      wanted, collapse))
+                                                      wanted, collapse, dense))
+
+    def _embed_query(self, query: str) -> list[float] | None:
+        """The query's vector, after embedding the documents that have none; ``None`` (BM25
+        only, with a warning) when the embeddings endpoint fails."""
+        embedder = self.embedder
+        assert embedder is not None
+        try:
+            self._healthy(lambda db: vectors.write_missing(db, embedder))
+            return embedder.embed([query])[0]
+        except ProviderError as exc:
+            logger.warning("search: embeddings unavailable (%s); ranking by BM25 only", exc)
+            return None
 
     @staticmethod
     def _match(db: sqlite3.Connection, query: str) -> str:
@@ -459,7 +477,8 @@ class SearchIndex:
         return "{" + " ".join(MATCHED) + "} : (" + " OR ".join(words) + ")"
 
     def _search(self, db: sqlite3.Connection, match: str, k: int, since: str | None,
-                until: str | None, sources: tuple[str, ...], collapse: bool) -> list[Hit]:
+                until: str | None, sources: tuple[str, ...], collapse: bool,
+                dense: list[float] | None = None) -> list[Hit]:
         if set(sources) != set(SOURCES):
             match += " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
         dated = since is not None or until is not None
@@ -480,6 +499,14 @@ class SearchIndex:
                 args = (expression, limit)
             for rowid, score in db.execute(sql, args):
                 relevance[rowid] = score
+        if dense is not None:  # reciprocal-rank fusion of the BM25 and the vector rankings
+            where = "d.source IN (" + ",".join("?" * len(sources)) + ")"
+            wargs: tuple[Any, ...] = tuple(sources)
+            if dated:
+                where += " AND d.source != 'file' AND d.said_at >= ? AND d.said_at <= ?"
+                wargs += (since or "", (until or "9999") + "\uffff")
+            bm25 = sorted(relevance, key=lambda rowid: -relevance[rowid])
+            relevance = fuse_ranks([bm25, vectors.read_ranking(db, dense, limit, where, wargs)])
         return self._rank(db, relevance, k, collapse)
 
     @staticmethod

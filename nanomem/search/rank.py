@@ -5,8 +5,10 @@ The score of a document for a query is::
     score = relevance × boost × recency
 
 - ``relevance`` is SQLite FTS5's BM25 (``-bm25(fts)``, so larger is better; k1 = 1.2, b = 0.75);
-  with dense retrieval on, it is replaced by reciprocal-rank fusion of the BM25 and the vector
-  rankings (:func:`fuse_ranks`).
+  with dense retrieval on (``[search] embeddings``), it is replaced by reciprocal-rank fusion of
+  the BM25 and the vector (cosine) rankings, :func:`fuse_ranks`:
+  ``1 / (RRF_K + bm25_rank) + 1 / (RRF_K + vector_rank)``, a ranking a document is absent from
+  adding nothing.
 - ``boost`` is :data:`FILE_BOOST` for a line of a memory file (distilled and checked by the
   gates), :data:`PIN_BOOST` for a pinned line, 1 for history entries and archived turns.
 - ``recency`` is the prior ``RECENCY_FLOOR + (1 - RECENCY_FLOOR) × 0.5 ** (age / HALF_LIFE_DAYS)``

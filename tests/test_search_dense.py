@@ -1,0 +1,160 @@
+"""Dense retrieval: embeddings fused with BM25, off by default, falling back to BM25 on failure."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from nanomem.config import Config, load_config
+from nanomem.engines.embeddings import EmbeddingsClient, make_embedder
+from nanomem.errors import ConfigError
+from nanomem.memory import Memory
+from tests.fakellm import FakeLLM
+
+KEY = "sk-dense-secret-0123456789"
+PARAPHRASE = "Biscuit is the name of my puppy."
+TURNS = [
+    "The neighbour's dog barks at night.",
+    "There was a dog show on TV.",
+    "We went to a pottery class on Saturday.",
+    "The weather was grey all week.",
+    "I bought new running shoes.",
+    PARAPHRASE,
+    "My sister lives in Lisbon.",
+]
+
+
+def _clock() -> datetime:
+    return datetime(2026, 5, 9, 10, 0)
+
+
+def _config(*, on: bool) -> Config:
+    return dataclasses.replace(Config(), provider="openai", base_url=FakeLLM.base_url,
+                               api_key=KEY, model="chat", embeddings=on,
+                               embedding_model="embed-small")
+
+
+def _fake() -> FakeLLM:
+    fake = FakeLLM()
+    fake.synonyms.update({"puppy": "dog", "name": "called"})
+    return fake
+
+
+def _memory(workspace: Path, fake: FakeLLM, *, on: bool) -> Memory:
+    cfg = _config(on=on)
+    client = make_embedder(dataclasses.replace(cfg, embeddings=True), transport=fake.transport(),
+                           sleep=lambda _: None)
+    mem = Memory(workspace, config=cfg, clock=_clock, embedder=client)
+    mem.archive.append_messages(
+        [{"role": "user", "content": text, "timestamp": f"2026-05-08T09:{i:02d}:00"}
+         for i, text in enumerate(TURNS)], session_key="cli", start=0, chunk="c0")
+    return mem
+
+
+def _texts(mem: Memory, query: str, k: int = 4) -> list[str]:
+    return [hit.text for hit in mem.search(query, k=k)]
+
+
+def test_dense_search_finds_a_paraphrase_bm25_misses(workspace: Path) -> None:
+    with _memory(workspace, _fake(), on=False) as mem:
+        bm25 = _texts(mem, "what is my dog called", k=len(TURNS))
+    fake = _fake()
+    with _memory(workspace, fake, on=True) as mem:
+        fused = _texts(mem, "what is my dog called")
+
+    assert PARAPHRASE not in bm25 and len(bm25) == 3  # BM25 alone never finds it ...
+    assert fused == [*bm25, PARAPHRASE]  # ... fused, it follows what both rankings found
+    assert fake.embedding_requests[0].body["model"] == "embed-small"
+    assert fake.embedding_requests[-1].body["input"] == ["what is my dog called"]
+    assert fake.embedding_requests[0].headers["authorization"] == f"Bearer {KEY}"
+    assert fake.errors == []
+
+
+def test_dense_search_embeds_only_new_documents_and_the_query(workspace: Path) -> None:
+    fake = _fake()
+    with _memory(workspace, fake, on=True) as mem:
+        mem.search("dog", k=3)
+        first = sum(len(r.body["input"]) for r in fake.embedding_requests)
+        fake.embedding_requests.clear()
+        mem.search("dog", k=3)
+
+    assert first == len(TURNS) + 1
+    assert [r.body["input"] for r in fake.embedding_requests] == [["dog"]]
+
+
+def test_dense_search_sends_no_request_when_embeddings_are_off(workspace: Path) -> None:
+    fake = _fake()
+    with _memory(workspace, fake, on=False) as mem:
+        hits = mem.search("what is my dog called", k=3)
+
+    assert hits and fake.embedding_requests == []
+    assert make_embedder(Config()) is None
+
+
+def test_dense_search_falls_back_to_bm25_when_the_endpoint_fails(
+        workspace: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with _memory(workspace, _fake(), on=False) as mem:
+        bm25 = _texts(mem, "what is my dog called")
+    (workspace / "memory" / "index.sqlite3").unlink()
+    fake = _fake()
+    fake.fail_embeddings(503, times=100)
+    with caplog.at_level(logging.DEBUG), _memory(workspace, fake, on=True) as mem:
+        fallback = _texts(mem, "what is my dog called")
+
+    assert fallback == bm25
+    assert len(fake.embedding_requests) == 4  # the first try and max_retries (3) more
+    assert "ranking by BM25 only" in caplog.text and "HTTP 503" in caplog.text
+    assert KEY not in caplog.text and all(KEY not in str(r.args) for r in caplog.records)
+
+
+def test_dense_search_rebuilds_a_damaged_vector_table(
+        workspace: Path, caplog: pytest.LogCaptureFixture) -> None:
+    fake = _fake()
+    with _memory(workspace, fake, on=True) as mem:
+        mem.search("dog", k=3)
+        db = sqlite3.connect(workspace / "memory" / "index.sqlite3")
+        db.execute("UPDATE vectors SET vec = x'010203' WHERE rowid = 1")
+        db.commit()
+        db.close()
+        with caplog.at_level(logging.WARNING):
+            fused = _texts(mem, "what is my dog called")
+
+    assert "embedding every document again" in caplog.text
+    assert PARAPHRASE in fused
+
+
+def test_embeddings_client_never_puts_the_key_in_an_error(workspace: Path) -> None:
+    fake = FakeLLM()
+    fake.fail_embeddings(401)
+    client = EmbeddingsClient(FakeLLM.base_url, KEY, "embed-small", transport=fake.transport(),
+                              max_retries=0)
+    with pytest.raises(Exception) as caught:
+        client.embed(["hello"])
+
+    assert "HTTP 401" in str(caught.value) and KEY not in str(caught.value)
+    assert KEY not in repr(client)
+
+
+def test_config_rejects_embeddings_without_a_model_naming_the_line(workspace: Path) -> None:
+    (workspace / "nanomem.toml").write_text(
+        '[provider]\nname = "openai"\nbase_url = "http://x/v1"\nmodel = "m"\n\n'
+        "[search]\nembeddings = true\n", "utf-8")
+
+    with pytest.raises(ConfigError, match=r"nanomem.toml line 7: \[search\] 'embeddings'"):
+        load_config(workspace, environ={})
+
+
+def test_config_reads_the_search_section(workspace: Path) -> None:
+    (workspace / "nanomem.toml").write_text(
+        '[provider]\nname = "openai"\nbase_url = "http://x/v1"\nmodel = "m"\n\n'
+        '[search]\nembeddings = true\nembedding_model = "nomic-embed-text"\n', "utf-8")
+
+    cfg = load_config(workspace, environ={"NANOMEM_API_KEY": KEY})
+
+    assert cfg.embeddings and cfg.embedding_model == "nomic-embed-text"
+    assert Config().embeddings is False
