@@ -14,7 +14,6 @@ It is synchronous: search is (``Memory.search`` is called from plain code and fr
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 import httpx
 
 from nanomem.config import Config
-from nanomem.engines.wire import error_text, parse_retry_after
+from nanomem.engines.wire import error_text, parse_retry_after, render_headers, scrub
 from nanomem.errors import ProviderError
 
 log = logging.getLogger(__name__)
@@ -87,12 +86,7 @@ class EmbeddingsClient:
         return vectors
 
     def _new_client(self) -> httpx.Client:
-        headers = {"Accept": "application/json", **self._headers}
-        if self._api_key:
-            if self._auth_header == "authorization":
-                headers["Authorization"] = f"Bearer {self._api_key}"
-            else:
-                headers[self._auth_header] = self._api_key
+        headers = render_headers(self._api_key, self._auth_header, self._headers)
         return httpx.Client(timeout=self._timeout, headers=headers, params=self._query,
                             transport=self._transport)
 
@@ -145,9 +139,7 @@ class EmbeddingsClient:
         self._sleep(delay)
 
     def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "[REDACTED]")
-        return re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+        return scrub(text, self._secrets)
 
 
 def make_embedder(config: Config, *, transport: httpx.BaseTransport | None = None,

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
@@ -29,7 +28,8 @@ import httpx
 from nanomem.engines import quirks, refusals
 from nanomem.engines.chat import ChatRequest, ChatResponse, Usage
 from nanomem.engines.notes import EndpointNotes
-from nanomem.engines.wire import build_request_body, error_text, parse_response, parse_retry_after
+from nanomem.engines.wire import (build_request_body, error_text, parse_response,
+                                  parse_retry_after, render_headers, scrub)
 from nanomem.errors import ConfigError, ProviderError
 from nanomem.text import tokens
 
@@ -172,12 +172,7 @@ class OpenAIProvider:
 
     def new_client(self) -> httpx.AsyncClient:
         """An ``httpx.AsyncClient`` with this endpoint's headers, query and timeouts."""
-        headers = {"Accept": "application/json", **self._headers}
-        if self._api_key:
-            if self._auth_header == "authorization":
-                headers["Authorization"] = f"Bearer {self._api_key}"
-            else:
-                headers[self._auth_header] = self._api_key
+        headers = render_headers(self._api_key, self._auth_header, self._headers)
         transport = _Borrowed(self._transport) if self._transport is not None else None
         return httpx.AsyncClient(timeout=self._timeout, headers=headers, params=self._query,
                                  transport=transport)
@@ -352,9 +347,7 @@ class OpenAIProvider:
         return self._scrub(text)
 
     def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "[REDACTED]")
-        return re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+        return scrub(text, self._secrets)
 
 
 def _reminder(response: ChatResponse, body: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ OpenRouter, llama.cpp, DeepSeek, Groq, Together, Mistral, Azure). No I/O:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -186,3 +187,29 @@ def error_text(body: Any) -> str:
         if err is not None:
             return str(err)
     return ""
+
+
+def render_headers(api_key: str | None, auth_header: str,
+                   headers: Mapping[str, str]) -> dict[str, str]:
+    """The headers of every request to an endpoint: ``headers`` and the key where it goes
+    (``authorization`` sends ``Bearer KEY``; any other name, e.g. Azure's ``api-key``, the bare
+    key)."""
+    out = {"Accept": "application/json", **headers}
+    if api_key:
+        if auth_header == "authorization":
+            out["Authorization"] = f"Bearer {api_key}"
+        else:
+            out[auth_header] = api_key
+    return out
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` without the ``secrets`` or any bearer token.
+
+    >>> scrub("key sk-1 sent; Bearer abcdefghij", ["sk-1"])
+    'key [REDACTED] sent; Bearer [REDACTED]'
+    """
+    for secret in secrets:
+        text = text.replace(secret, "[REDACTED]")
+    return re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1[REDACTED]", text)
+
