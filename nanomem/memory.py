@@ -45,12 +45,12 @@ from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import PendingEntry, render_context
 from nanomem.dream import audit
 from nanomem.dream.recovery import recover_before_run
-from nanomem.dream.run import DreamResult, builtin_instructions, run_dream
+from nanomem.dream.instructions import read_instructions, write_instructions
+from nanomem.dream.run import DreamResult, run_dream
 from nanomem.dream.selftest import check_recall
 from nanomem.errors import ConfigError, DreamError, NanomemError, ShaError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt, find_moved
 from nanomem.forget.run import ForgetOptions, run_forget
-from nanomem.store.fsutil import atomic_write
 from nanomem.jobs import DreamJob, local_now, run_sync
 from nanomem.status import MemoryStatus, read_status
 from nanomem.versions.commits import CommitInfo, RestoreResult
@@ -412,6 +412,13 @@ class Memory:
             raise exc
         return moved
 
+    def _hold_memory(self, busy: str) -> Any:
+        """The memory-file lock, or ``DreamError(busy)`` while a Dream or a restore holds it."""
+        lock = try_lock_memory(self.workspace)
+        if lock is None:
+            raise DreamError(busy)
+        return lock
+
     def versions(self, limit: int = 10) -> list[CommitInfo]:
         """The newest ``limit`` commits of the memory repository, newest first (``[]`` when
         there is no repository yet; none is created)."""
@@ -423,12 +430,8 @@ class Memory:
         """Commit hand edits of the memory files as ``manual:`` (credentials redacted first);
         the ``CommitInfo``, or None when the files are clean. Raises ``DreamError`` while a
         Dream or a restore holds the memory files (retry when it ends)."""
-        lock = try_lock_memory(self.workspace)
-        if lock is None:
-            raise DreamError(
-                "a Dream or a restore is writing the memory files; commit the hand edits when "
-                "it has finished"
-            )
+        lock = self._hold_memory("a Dream or a restore is writing the memory files; commit the "
+                                 "hand edits when it has finished")
         try:
             if self.has_repository():
                 recover_before_run(self.workspace, self.history, self.store)
@@ -449,12 +452,8 @@ class Memory:
             if sha is None:
                 return RestoreResult("nothing_to_do", None, ())
             raise _no_repository_sha(sha)
-        lock = try_lock_memory(self.workspace)
-        if lock is None:
-            raise DreamError(
-                "a Dream is running in this workspace; restore when it has finished "
-                "(`/memory` shows its result)"
-            )
+        lock = self._hold_memory("a Dream is running in this workspace; restore when it has "
+                                 "finished (`/memory` shows its result)")
         try:
             recover_before_run(self.workspace, self.history, self.store)
             if sha is None:
@@ -548,23 +547,14 @@ class Memory:
     def dream_prompt(self) -> tuple[str, str]:
         """The active Dream instructions and where they come from
         (``prompts/dream.md`` when present and non-empty, else ``built-in``)."""
-        custom = self.workspace.dream_prompt
-        if custom.is_file():
-            text = custom.read_text(encoding="utf-8", errors="replace")
-            if text.strip():
-                return text, "prompts/dream.md"
-        return builtin_instructions(), "built-in"
+        return read_instructions(self.workspace)
 
     def init_dream_prompt(self) -> tuple[str, bool]:
         """Copy the built-in instructions to ``prompts/dream.md`` unless a non-empty one exists.
 
         Returns ``("prompts/dream.md", created)``; never overwrites a person's file.
         """
-        custom = self.workspace.dream_prompt
-        if custom.is_file() and custom.read_text(encoding="utf-8", errors="replace").strip():
-            return "prompts/dream.md", False
-        atomic_write(custom, builtin_instructions())
-        return "prompts/dream.md", True
+        return write_instructions(self.workspace)
 
     def status(self) -> MemoryStatus:
         """Cursors, pending entries, repository, provider and file sizes; never creates files

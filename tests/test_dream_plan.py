@@ -17,7 +17,7 @@ from nanomem.dream.audit import (
     render_subject,
     summarize_changes,
 )
-from nanomem.dream.run import builtin_instructions
+from nanomem.dream.instructions import builtin_instructions
 from nanomem.dream.prompt import (
     Batch,
     Segment,

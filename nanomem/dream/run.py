@@ -37,7 +37,6 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,7 @@ from nanomem.dream.selftest import RecallHealth
 from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
+from nanomem.dream.instructions import read_instructions
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
 from nanomem.errors import EditConflictError, GitStoreError, HistoryError, ProviderError, ShaError
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
@@ -56,7 +56,7 @@ from nanomem.versions.journaled import commit_journaled
 from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
-__all__ = ["DreamResult", "DreamTask", "Refusal", "read_instructions", "run_dream"]
+__all__ = ["DreamResult", "DreamTask", "Refusal", "run_dream"]
 
 log = logging.getLogger(__name__)
 
@@ -100,21 +100,6 @@ class DreamResult:
     def ok(self) -> bool:
         """False for ``failed`` and ``already_running`` (the CLI exits 1 on ``failed``)."""
         return self.status not in ("failed", "already_running")
-
-
-def read_instructions(workspace: Workspace) -> str:
-    """The Dream instructions: ``prompts/dream.md`` when present and not blank, else built in."""
-    custom = workspace.dream_prompt
-    if custom.is_file():
-        text = custom.read_text(encoding="utf-8", errors="replace")
-        if text.strip():
-            return text
-    return builtin_instructions()
-
-
-def builtin_instructions() -> str:
-    """The built-in prompt shipped as ``nanomem/prompts/dream.md``."""
-    return resources.files("nanomem").joinpath("prompts/dream.md").read_text(encoding="utf-8")
 
 
 async def run_dream(
@@ -224,7 +209,7 @@ class _Run:
                  f"in {len(batches)} batch{'es' if len(batches) != 1 else ''}")
         originals, existed = self._read_files()
         staged = StagedFiles(originals)
-        instructions = read_instructions(self.ws)
+        instructions, _ = read_instructions(self.ws)
         for index, batch in enumerate(batches, 1):
             failure = await self._run_batch(batch, index, staged, instructions)
             if failure is not None:
