@@ -45,16 +45,17 @@ REPO = Path(__file__).resolve().parent.parent
 OPERATIONS = ("append", "consolidate", "dream", "restore")
 
 _CHILD = r"""
-import os, signal, sys
+import functools, os, signal, sys
 k, calls = int(sys.argv[1]), [0]
+def counted(real, *a, **kw):
+    calls[0] += 1
+    if calls[0] == k:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(*a, **kw)
 def wrap(name):
-    real = getattr(os, name)
-    def counted(*a, **kw):
-        calls[0] += 1
-        if calls[0] == k:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(*a, **kw)
-    setattr(os, name, counted)
+    # a partial, not a function: Python 3.10's pathlib keeps os functions as class attributes
+    # of its accessor, where a plain function would be bound as a method
+    setattr(os, name, functools.partial(counted, getattr(os, name)))
 for name in ("open", "write", "pwrite", "fsync", "replace", "rename", "unlink", "mkdir",
              "ftruncate"):
     wrap(name)
