@@ -56,8 +56,10 @@ def test_record_turn_writes_nanobots_exact_line_shapes(workspace: Path) -> None:
     path = workspace / "sessions" / "dGVsZWdyYW06NDI.jsonl"  # urlsafe base64 of the key
     assert result.path == str(path)
     raw = path.read_text("utf-8").splitlines()
-    assert raw[0] == json.dumps({"_type": "metadata", "key": "telegram:42", "last_consolidated": 0,
-                                 "created_at": STAMP, "updated_at": STAMP})
+    # nanobot's metadata keys first, then nanomem's running token count (a key nanobot ignores)
+    assert raw[0].startswith(json.dumps({"_type": "metadata", "key": "telegram:42",
+                                         "last_consolidated": 0, "created_at": STAMP,
+                                         "updated_at": STAMP})[:-1] + ', "nanomem_tally": {')
     assert raw[1] == '{"role": "user", "content": "Do I like tea?", "timestamp": "%s"}' % STAMP
     assert json.loads(raw[2]) == {**messages[1], "timestamp": STAMP}
     assert json.loads(raw[3]) == {**messages[2], "timestamp": STAMP}

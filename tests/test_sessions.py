@@ -54,7 +54,14 @@ def test_save_session_round_trips_bytes_and_extra_metadata(tmp_path: Path) -> No
                 {"role": "user", "content": "我喜欢茶", "timestamp": "2026-11-01T10:00:00"})
     original = path.read_bytes()
     save_session(path, load_session(path))
-    assert path.read_bytes() == original
+    head, _, body = path.read_bytes().partition(b"\n")
+    old_head, _, old_body = original.partition(b"\n")
+    assert body == old_body  # the messages byte for byte
+    # the metadata line byte for byte, with the running token count added at its end
+    assert head.startswith(old_head[:-1] + b', "nanomem_tally": {')
+    again = path.read_bytes()
+    save_session(path, load_session(path))
+    assert path.read_bytes() == again
     assert [p.name for p in tmp_path.iterdir()] == ["a.jsonl"]
 
 

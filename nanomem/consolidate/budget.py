@@ -19,6 +19,7 @@ from typing import Any
 from nanomem.text import tokens
 from nanomem.config import Config
 from nanomem.store.sessions import Session
+from nanomem.store.sessiontally import SessionTally
 
 CALIBRATION_KEY = "token_calibration"
 
@@ -140,24 +141,29 @@ def fixed_tokens(system_prompt: str, memory_context: str, tools: Sequence[dict[s
 
 
 def check_budget(
-    session: Session, *, config: Config, system_prompt: str = "", memory_context: str = "",
+    session: Session | SessionTally, *, config: Config, system_prompt: str = "", memory_context: str = "",
     tools: Sequence[dict[str, Any]] = (), calibration: tokens.Calibration | None = None,
 ) -> tuple[ConsolidationPlan, str]:
     """The cheap check run every turn: the estimate, whether it exceeds ``config.budget``, and
     the estimate's source (``estimate`` or ``calibrated``, see :mod:`nanomem.text.tokens`).
 
-    ``calibration`` defaults to the one stored in the session's metadata.
+    ``calibration`` defaults to the one stored in the session's metadata. A
+    :class:`SessionTally` (the running count read from the file) gives the same figures as the
+    loaded session without estimating any message.
     """
-    counts = message_tokens(session.unconsolidated)
+    if isinstance(session, SessionTally):
+        counted = session.tokens
+    else:
+        counted = sum(message_tokens(session.unconsolidated))
     fixed = fixed_tokens(system_prompt, memory_context, tools)
     calibration = calibration or session_calibration(session)
-    estimate, source = calibration.apply(fixed + sum(counts))
+    estimate, source = calibration.apply(fixed + counted)
     target = int(config.budget * config.consolidate_ratio)
     over = estimate > config.budget
     return ConsolidationPlan(over, estimate, config.budget, target, session.last_consolidated,
                              None, estimate), source
 
 
-def session_calibration(session: Session) -> tokens.Calibration:
+def session_calibration(session: Session | SessionTally) -> tokens.Calibration:
     """The calibration learned from this session's consolidation requests (metadata)."""
     return tokens.Calibration.from_dict(session.metadata.get(CALIBRATION_KEY))

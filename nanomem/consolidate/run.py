@@ -48,6 +48,7 @@ from nanomem.store.sessions import (
     tool_spans,
 )
 from nanomem.store.historyfile import SUMMARY_MAX_CHARS
+from nanomem.store.sessiontally import SessionTally, read_session_tally
 from nanomem.text.parts import RAW_PART_CHARS, split_raw
 from nanomem.vocab import FACT_MARKS, SKIP_MARK
 
@@ -127,6 +128,10 @@ class ConsolidationResult:
     failures: int = 0
     facts_capped: int = 0
     session: Session | None = field(default=None, repr=False, compare=False, metadata=NOT_JSON)
+    # The session's message count and offset when ``session`` is None (nothing was archived,
+    # read from the tally); the JSON output leaves them out, as it does the session.
+    messages: int = field(default=0, repr=False, compare=False, metadata=NOT_JSON)
+    last_consolidated: int = field(default=0, repr=False, compare=False, metadata=NOT_JSON)
 
 
 def check_archive_reply(response: ChatResponse) -> ArchiveReply:
@@ -252,6 +257,14 @@ async def consolidate(
                                    engine=OfflineEngine(), config=config)
         result.status        # 'under_budget', 'archived', 'failed', ...
     """
+    if not isinstance(session, Session):  # under budget: read only what the turn appended
+        tally = read_session_tally(Path(session))
+        plan, source = check_budget(
+            tally, config=config, system_prompt=system_prompt, memory_context=memory_context,
+            tools=tools, calibration=calibration,
+        )
+        if tally.internal or not plan.over_budget:
+            return _quick_result(tally, plan, source, config)
     runner = _Run(session, history=history, engine=engine, config=config, clock=clock or datetime.now,
                   archive=archive)
     if calibration is not None:
@@ -264,6 +277,23 @@ async def consolidate(
         except HistoryError as exc:  # the archive itself succeeded; the next one retries
             log.warning("history compaction after consolidation failed: %s", exc)
     return result
+
+
+def _quick_result(
+    tally: SessionTally, plan: ConsolidationPlan, source: str, config: Config
+) -> ConsolidationResult:
+    """The result of a call that archived nothing, from the session's tally alone."""
+    if tally.internal:
+        return ConsolidationResult(
+            "skipped_internal", budget=config.budget, messages=tally.messages,
+            last_consolidated=tally.last_consolidated,
+            reason=f"session {tally.key!r} is internal (Dream's own); never archived",
+        )
+    return ConsolidationResult(
+        "under_budget", estimate=plan.estimate, estimate_after=plan.estimate,
+        budget=config.budget, estimate_source=source, messages=tally.messages,
+        last_consolidated=tally.last_consolidated,
+    )
 
 
 class _Run:

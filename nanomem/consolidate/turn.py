@@ -29,7 +29,8 @@ from nanomem.store.archive import Archive
 from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.engines.chat import ChatModel
 from nanomem.errors import WorkspaceError
-from nanomem.store.sessions import append_messages, load_session
+from nanomem.store.sessions import append_turn
+from nanomem.store.sessiontally import read_session_tally
 
 log = logging.getLogger(__name__)
 
@@ -124,16 +125,18 @@ async def record_turn(
     """
     turn = check_turn(messages)
     if not turn:  # nothing to do: no file is touched
-        known = load_session(path) if path.exists() else None
-        count = len(known.messages) if known else 0
-        return TurnResult("recorded", session_key, str(path), 0, count,
+        known = read_session_tally(path) if path.exists() else None
+        return TurnResult("recorded", session_key, str(path), 0,
+                          known.messages if known else 0,
                           known.last_consolidated if known else 0)
-    session = append_messages(path, turn, key=session_key, clock=clock)
+    append_turn(path, turn, key=session_key, clock=clock)
     result: ConsolidationResult = await consolidate(
         path, history=history, engine=engine, config=config, system_prompt=system_prompt,
         memory_context=memory_context, tools=tools, clock=clock, archive=archive,
     )
-    after = result.session if result.session is not None else session
+    after = result.session
+    count = len(after.messages) if after is not None else result.messages
+    offset = after.last_consolidated if after is not None else result.last_consolidated
     status = {"archived": "archived", "failed": "failed"}.get(result.status, "recorded")
     if result.status == "failed":
         log.warning("session %s: the turn is saved; archiving failed: %s", session_key,
@@ -143,8 +146,8 @@ async def record_turn(
         session_key=session_key,
         path=str(path),
         recorded=len(turn),
-        messages=len(after.messages),
-        last_consolidated=after.last_consolidated,
+        messages=count,
+        last_consolidated=offset,
         archived_messages=result.archived_messages,
         cursors=tuple(result.cursors),
         estimate=result.estimate,

@@ -22,6 +22,7 @@ a torn final line (a write cut short, no trailing newline) is dropped with a war
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -35,11 +36,15 @@ from typing import Any
 
 from nanomem.errors import WorkspaceError
 from nanomem.store.fsutil import FileLock, atomic_write, os_error_fix
+from nanomem.text.tokens import estimate_message
 
 log = logging.getLogger(__name__)
 
 METADATA_TYPE = "metadata"
-_RESERVED = frozenset({"_type", "key", "last_consolidated", "created_at", "updated_at"})
+# The running token count (docs/sessions.md): derived, rewritten with the metadata line.
+TALLY_KEY = "nanomem_tally"
+TAIL_BYTES = 64
+_RESERVED = frozenset({"_type", "key", "last_consolidated", "created_at", "updated_at", TALLY_KEY})
 INTERNAL_KEY_PREFIX = "dream:"
 
 
@@ -182,7 +187,12 @@ def render_session(session: Session) -> str:
     nanobot 0.3.5 writes the offset twice, as ``last_archived`` (which it reads first) and
     ``last_consolidated``; when the file carries ``last_archived``, it is kept equal to the
     offset, so nanobot never reads a stale one and archives those messages again.
+
+    The metadata line ends with the running token count (``nanomem_tally``, see
+    :func:`render_tally`), which lets the next under-budget check read only the lines appended
+    after it; other tools may drop it (it is then rebuilt by reading the whole file once).
     """
+    body = "".join(_render_line(m) + "\n" for m in session.messages)
     meta = {
         "_type": METADATA_TYPE,
         "key": session.key,
@@ -190,12 +200,29 @@ def render_session(session: Session) -> str:
         "created_at": session.created_at,
         "updated_at": session.updated_at,
         **session.metadata,
+        TALLY_KEY: render_tally(body.encode("utf-8"), session.messages, session.last_consolidated),
     }
     if "last_archived" in meta:
         meta["last_archived"] = session.last_consolidated
-    lines = [_render_line(meta)]
-    lines.extend(_render_line(m) for m in session.messages)
-    return "\n".join(lines) + "\n"
+    tally = meta.pop(TALLY_KEY)  # last on the line
+    meta[TALLY_KEY] = tally
+    return _render_line(meta) + "\n" + body
+
+
+def render_tally(
+    body: bytes, messages: Sequence[Mapping[str, Any]], last_consolidated: int
+) -> dict[str, Any]:
+    """The running token count of a session body (pure): ``messages`` lines in ``bytes``
+    bytes after the metadata line, ``tokens`` the estimate of those from ``from`` on (the
+    unconsolidated ones), ``tail`` a hash of the body's last bytes to verify it by."""
+    tokens = sum(estimate_message(m) for m in messages[last_consolidated:])
+    return {"from": last_consolidated, "messages": len(messages), "bytes": len(body),
+            "tokens": tokens, "tail": tail_hash(body[-TAIL_BYTES:])}
+
+
+def tail_hash(data: bytes) -> str:
+    """The short hash a tally keeps of the bytes before its end (pure)."""
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 def _render_line(obj: Mapping[str, Any]) -> str:
@@ -259,6 +286,19 @@ def append_messages(
     consolidator saves). A kill during the write leaves a torn last line, which readers skip
     and the next append cuts away.
     """
+    created = append_turn(path, messages, key=key, clock=clock)
+    return created if created is not None else load_session(path)
+
+
+def append_turn(
+    path: Path,
+    messages: Iterable[Mapping[str, Any]],
+    *,
+    key: str | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> Session | None:
+    """:func:`append_messages` without reading the file back: the new session when the file
+    was created, else None (one write and one fsync of the new lines)."""
     now = (clock or datetime.now)()
     path = Path(path)
     with session_lock(path):
@@ -268,7 +308,7 @@ def append_messages(
             return session
         added = append_to(Session(key=""), messages, now=now).messages
         append_session_lines(path, added)
-    return load_session(path)
+    return None
 
 
 def append_session_lines(path: Path, messages: Sequence[Mapping[str, Any]]) -> None:
