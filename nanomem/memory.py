@@ -42,7 +42,7 @@ from nanomem.config import Config, load_config
 from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
-from nanomem.text.context import PendingEntry, render_context
+from nanomem.text.context import PendingEntry, render_context, render_context_memo
 from nanomem.dream import audit
 from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.instructions import read_instructions, write_instructions
@@ -51,6 +51,7 @@ from nanomem.dream.selftest import check_recall
 from nanomem.errors import ConfigError, DreamError, NanomemError, ShaError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt, find_moved
 from nanomem.forget.run import ForgetOptions, run_forget
+from nanomem.store.filecache import MemoryFileCache
 from nanomem.jobs import DreamJob, local_now, run_sync
 from nanomem.status import MemoryStatus, read_status
 from nanomem.versions.commits import CommitInfo, RestoreResult
@@ -115,6 +116,8 @@ class Memory:
         )
         self.archive = Archive(self.workspace, clock=self.clock)
         self._index: SearchIndex | None = None
+        self._files = MemoryFileCache(self.workspace)
+        self._template_lines: frozenset[str] | None = None
 
     @property
     def engine(self) -> ChatModel:
@@ -509,7 +512,7 @@ class Memory:
         nanomem's own files) is left out, with a warning: its content never reaches a prompt.
         """
         refused: dict[str, str] = {}
-        files = read_memory_files(self.workspace, refused=refused)
+        files = self._files.read(refused)  # unchanged files are not read again
         for reason in refused.values():
             log.warning("%s; it is left out of the memory block", reason)
         return {rel: data.decode("utf-8", errors="replace") for rel, data in files.items()}
@@ -533,8 +536,9 @@ class Memory:
         dream_cursor = self.history.read_dream_cursor()
         entries = self.history.read_since(dream_cursor)
         pending = [PendingEntry(e.timestamp, e.content) for e in reversed(entries)]
+        skip = self._skip()
         if query is None or not query.strip():
-            return render_context(files, caps, budget_tokens, pending=pending, skip=template_lines())
+            return render_context_memo(files, caps, budget_tokens, pending=pending, skip=skip)
         try:
             hits = self.index.search(query, k=max(RECALL_HITS, budget_tokens // 40), collapse=False)
         except NanomemError as exc:
@@ -542,7 +546,13 @@ class Memory:
             hits = []
         relevance, recalled = plan_recall(hits, query, dream_cursor=dream_cursor)
         return render_context(files, caps, budget_tokens, relevance=relevance, pending=pending,
-                              recalled=recalled, skip=template_lines())
+                              recalled=recalled, skip=skip)
+
+    def _skip(self) -> frozenset[str]:
+        """The template's explanatory lines (read once: they ship with the package)."""
+        if self._template_lines is None:
+            self._template_lines = template_lines()
+        return self._template_lines
 
     def dream_prompt(self) -> tuple[str, str]:
         """The active Dream instructions and where they come from

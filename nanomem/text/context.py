@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from nanomem.text.redact import redact_for_model
 from nanomem.text.tokens import estimate_text
@@ -157,6 +158,43 @@ def render_context(
     return text if estimate_text(text) <= budget_tokens else ""
 
 
+# Memos by value (pure: the same text gives the same result): a file's redaction and its
+# parsed lines are recomputed only for the file that changed, and the whole block only when an
+# input changed. Bounded: each is cleared when it grows past its limit.
+_MEMO_LIMIT = 64
+_REDACTED: dict[str, str] = {}
+_LINES: dict[tuple[str, frozenset[str]], Any] = {}
+_BLOCKS: dict[tuple[Any, ...], str] = {}
+
+
+def _memo(table: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+    found = table.get(key)
+    if found is None:
+        if len(table) >= _MEMO_LIMIT:
+            table.clear()
+        found = table[key] = make()
+    return found
+
+
+def _redacted(text: str) -> str:
+    return _memo(_REDACTED, text, lambda: redact_for_model(text))
+
+
+def _parsed_lines(text: str, skip: frozenset[str]) -> Any:
+    return _memo(_LINES, (text, skip), lambda: tuple(_parse_lines(text, skip)))
+
+
+def render_context_memo(
+    files: Mapping[str, str], caps: Mapping[str, int], budget_tokens: int, *,
+    pending: Sequence[PendingEntry] = (), skip: frozenset[str] = frozenset(),
+) -> str:
+    """:func:`render_context` without a query, remembered by the value of every input: the
+    same files, caps, budget and pending entries give the same block without rendering."""
+    key = (tuple(files.items()), tuple(caps.items()), budget_tokens, tuple(pending), skip)
+    return _memo(_BLOCKS, key, lambda: render_context(files, caps, budget_tokens,
+                                                      pending=pending, skip=skip))
+
+
 _Item = tuple[str, str, int]  # ("file", rel, line index) | ("pending", "", i) | ("recall", "", i)
 
 
@@ -165,9 +203,9 @@ class _Block:
 
     def __init__(self, files: Mapping[str, str], caps: Mapping[str, int], skip: frozenset[str],
                  pending: Sequence[PendingEntry], recalled: Sequence[RecalledTurn]) -> None:
-        self.files = {rel: redact_for_model(text) for rel, text in files.items()}  # never into a prompt
+        self.files = {rel: _redacted(text) for rel, text in files.items()}  # never into a prompt
         self.caps = caps
-        self.lines = {rel: _parse_lines(text, skip) for rel, text in self.files.items()}
+        self.lines = {rel: _parsed_lines(text, skip) for rel, text in self.files.items()}
         self.pending = [f"[{e.timestamp}] {redact_for_model(e.text)}" if e.timestamp
                         else redact_for_model(e.text) for e in pending]
         self.recalled = [redact_for_model(render_recalled(turn)) for turn in recalled]
