@@ -19,7 +19,7 @@ def test_open_creates_git_dir_and_init_commit_of_template_files(workspace: Path)
     assert store.git_dir == workspace / ".git"
     [init] = store.log()
     assert init.subject == "init: memory repository"
-    assert init.files == MEMORY_FILES
+    assert store.show(init.sha).files == MEMORY_FILES
     assert store.dirty_files() == []
 
 
@@ -131,6 +131,20 @@ def test_log_lists_newest_first_within_limit(workspace: Path) -> None:
     assert len(store.log()) == 4
 
 
+def test_log_reads_commit_objects_only_and_show_renders_the_diff(workspace: Path) -> None:
+    store = open_store(workspace)
+    append(workspace / "USER.md", "- likes tea\n")
+    made = store.commit("manual: tea", trailers={"Dream-Cursor": 3})
+    assert made is not None
+    commit = store.repo[made.sha.encode()]
+    tree_file = store.git_dir / "objects" / commit.tree.decode()[:2] / commit.tree.decode()[2:]
+    tree_file.unlink()  # a listing must not need the tree
+    [entry, _init] = store.log(5)
+    assert (entry.sha, entry.subject, entry.trailers["Dream-Cursor"]) == (made.sha, "manual: tea", "3")
+    assert entry.files == () and entry.diff == ""
+    assert entry.time == made.time and entry.parents == made.parents
+
+
 def test_latest_and_last_dream_cursor_skip_other_kinds(workspace: Path) -> None:
     store = open_store(workspace)
     assert store.latest("dream") is None and store.last_dream_cursor() is None
@@ -202,8 +216,9 @@ def test_resolve_ambiguous_prefix_lists_candidates(workspace: Path) -> None:
 def test_open_makes_the_init_commit_once_memory_files_appear(tmp_path: Path) -> None:
     assert open_store(tmp_path).head() is None
     (tmp_path / "SOUL.md").write_text("- be brief\n")
-    [init] = open_store(tmp_path).log()
-    assert init.subject == "init: memory repository" and init.files == ("SOUL.md",)
+    store = open_store(tmp_path)
+    [init] = store.log()
+    assert init.subject == "init: memory repository" and store.show(init.sha).files == ("SOUL.md",)
 
 
 def test_show_reports_a_damaged_repository_as_gitstore_error(workspace: Path) -> None:

@@ -18,6 +18,8 @@ into the object store), so their cost follows the memory files, never the worksp
 
 from __future__ import annotations
 
+import dataclasses
+
 import functools
 import heapq
 import logging
@@ -433,23 +435,14 @@ class GitStore:
         old, new = self._tree_files(parent_tree), self._tree_files(commit.tree)
         files = tuple(rel for rel in MEMORY_FILES if old.get(rel) != new.get(rel))
         diff = "".join(render_file_diff(rel, old.get(rel), new.get(rel)) for rel in files)
-        subject, body, trailers = split_message(commit.message.decode("utf-8", "replace"))
-        tz = timezone(timedelta(seconds=commit.commit_timezone))
-        when = datetime.fromtimestamp(commit.commit_time, tz).isoformat()
-        return CommitInfo(
-            sha=full,
-            subject=subject,
-            body=body,
-            time=when,
-            files=files,
-            diff=diff,
-            trailers=trailers,
-            parents=tuple(p.decode("ascii") for p in commit.parents),
-        )
+        return dataclasses.replace(_header_info(commit), sha=full, files=files, diff=diff)
 
     @_translated
     def log(self, limit: int = 20) -> list[CommitInfo]:
-        """The newest ``limit`` commits reachable from HEAD (merges included), newest first."""
+        """The newest ``limit`` commits reachable from HEAD (merges included), newest first.
+
+        A listing reads commit objects only: each entry has its subject, body, trailers, time
+        and parents, and empty ``files`` and ``diff`` (:meth:`show` renders those for one)."""
         head = self.head()
         if head is None or limit <= 0:
             return []
@@ -457,18 +450,18 @@ class GitStore:
         first = self._commit(head)
         queue = [(-first.commit_time, 0, first)]
         seen = {first.id}
-        found: list[str] = []
+        found: list[CommitInfo] = []
         order = 1
         while queue and len(found) < limit:
             commit = heapq.heappop(queue)[2]
-            found.append(commit.id.decode("ascii"))
+            found.append(_header_info(commit))
             for parent_id in commit.parents:
                 if parent_id not in seen:
                     seen.add(parent_id)
                     parent = self._commit(parent_id.decode("ascii"))
                     heapq.heappush(queue, (-parent.commit_time, order, parent))
                     order += 1
-        return [self.show(sha) for sha in found]
+        return found
 
     def _first_parent_chain(self) -> Iterator[Commit]:
         head = self._head_commit()
@@ -555,6 +548,23 @@ class GitStore:
 
 _HEAD = cast("Ref", b"HEAD")
 _Object = TypeVar("_Object", Blob, Commit, Tree)
+
+
+def _header_info(commit: Commit) -> CommitInfo:
+    """What the commit object itself says: no tree is read, ``files`` and ``diff`` are empty."""
+    subject, body, trailers = split_message(commit.message.decode("utf-8", "replace"))
+    tz = timezone(timedelta(seconds=commit.commit_timezone))
+    when = datetime.fromtimestamp(commit.commit_time, tz).isoformat()
+    return CommitInfo(
+        sha=commit.id.decode("ascii"),
+        subject=subject,
+        body=body,
+        time=when,
+        files=(),
+        diff="",
+        trailers=trailers,
+        parents=tuple(p.decode("ascii") for p in commit.parents),
+    )
 
 
 def _oid(sha: bytes) -> ObjectID:
