@@ -187,3 +187,36 @@ def test_commit_reachable_only_through_a_merge_is_shown_and_restored(workspace: 
     assert result.status == "restored"
     assert "from the side branch" not in user.read_text()
     git("fsck", "--strict", cwd=workspace)
+
+
+def _loose_objects(git_dir: Path) -> list[Path]:
+    return [p for p in (git_dir / "objects").glob("??/*") if p.is_file()]
+
+
+def test_git_repack_leaves_one_delta_pack_that_git_fsck_and_log_accept(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nanomem.versions import packing
+
+    store = open_store(workspace)
+    for n in range(12):
+        append(workspace / "memory" / "MEMORY.md", f"- fact {n} learned in a dream\n")
+        store.commit(f"dream: fact {n}", trailers={"Dream-Cursor": n})
+    before = git(f"--git-dir={store.git_dir}", "log", "--format=%H %s")
+    assert _loose_objects(store.git_dir) != []
+    monkeypatch.setattr(packing, "LOOSE_LIMIT", 0)  # the next commit passes the threshold
+    append(workspace / "USER.md", "- likes tea\n")
+    last = store.commit("dream: tea", trailers={"Dream-Cursor": 12})
+    assert last is not None
+    assert _loose_objects(store.git_dir) == []
+    assert len(list((store.git_dir / "objects" / "pack").glob("*.pack"))) == 1
+    git(f"--git-dir={store.git_dir}", "fsck", "--strict")
+    after = git(f"--git-dir={store.git_dir}", "log", "--format=%H %s")
+    assert after.splitlines()[1:] == before.splitlines()
+    assert after.splitlines()[0] == f"{last.sha} dream: tea"
+    assert "+- likes tea" in store.show(last.sha).diff  # still readable through dulwich
+    assert "fact 11" in git(f"--git-dir={store.git_dir}", "show", "HEAD:memory/MEMORY.md")
+    stats = git(f"--git-dir={store.git_dir}", "verify-pack", "-v",
+                str(next((store.git_dir / "objects" / "pack").glob("*.idx"))))
+    assert "chain length" in stats  # deltas were made, as git gc would
+    store.close()

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 from nanomem.versions import location as gitdir
 from nanomem.versions.ancestry import AncestryCache
 from nanomem.config import Config
+from nanomem.versions.packing import repack_if_loose
 from nanomem.versions.commits import (
     CommitInfo,
     RestoreResult,
@@ -347,6 +348,7 @@ class GitStore:
         if not self.separate:
             self._update_index(files)
         log.info("committed %s %s", commit.id.decode()[:7], message.splitlines()[0])
+        repack_if_loose(self.repo, self.git_dir)
         return commit.id.decode("ascii")
 
     def _build_tree(self, base_tree: bytes | None, files: Mapping[str, bytes]) -> bytes:
