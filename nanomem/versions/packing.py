@@ -1,6 +1,9 @@
 """Keep the memory repository packed (issue 15): after a commit, when the loose objects pass
-:data:`LOOSE_LIMIT`, every object is written into one pack with deltas and the loose objects and
-old packs are deleted, as ``git gc`` would.
+:data:`LOOSE_LIMIT`, they are written into a new pack with deltas and deleted; when the
+repository has :data:`MAX_PACKS` packs, every object goes into one pack instead and the old
+packs are deleted, as ``git gc`` would. Deltas are computed in Python (dulwich), so a batch of
+about a thousand objects takes around a second; merging every pack costs more, and happens
+once per about 2,000 Dream commits.
 
 The count is estimated as git's ``gc --auto`` does: the loose objects in one fan-out folder
 (``objects/17``) times 256, so the check after each commit costs one ``listdir``. A repack
@@ -22,6 +25,7 @@ from dulwich.repo import Repo
 log = logging.getLogger(__name__)
 
 LOOSE_LIMIT = 1024  # estimated loose objects that trigger a repack (git's gc.auto is 6700)
+MAX_PACKS = 8  # more packs than this are merged into one at the next repack
 DELTA_WINDOW = 10  # objects compared for a delta base (git's default pack.window)
 _SAMPLE = "17"  # the fan-out folder git samples
 
@@ -36,24 +40,26 @@ def estimate_loose(git_dir: Path) -> int:
 
 
 def repack_if_loose(repo: Repo, git_dir: Path, limit: int | None = None) -> int:
-    """Repack when the estimate reaches ``limit`` (default :data:`LOOSE_LIMIT`); how many
-    objects were packed (0: none)."""
+    """Pack the loose objects when the estimate reaches ``limit`` (default
+    :data:`LOOSE_LIMIT`), and merge every pack into one when there are more than
+    :data:`MAX_PACKS`; how many objects were packed (0: none)."""
     if estimate_loose(git_dir) < (LOOSE_LIMIT if limit is None else limit):
         return 0
     try:
-        return repack(repo)
+        store: Any = repo.object_store
+        return repack(repo, everything=len(store.packs) >= MAX_PACKS)
     except (OSError, ValueError, KeyError) as exc:
         log.warning("%s: repacking the memory repository failed (%s); it stays loose until "
                     "the next commit retries", git_dir, exc)
         return 0
 
 
-def repack(repo: Repo) -> int:
-    """Write every object (loose and packed) into one delta-compressed pack, then delete the
-    loose objects and the old packs; the number of objects packed."""
+def repack(repo: Repo, *, everything: bool = True) -> int:
+    """Write the loose objects (and with ``everything`` the packed ones too) into one
+    delta-compressed pack, then delete them where they were; the number of objects packed."""
     store: Any = repo.object_store
     loose = list(store._iter_loose_objects())
-    old_packs = list(store.packs)
+    old_packs = list(store.packs) if everything else []
     objects = [store[sha] for sha in loose]
     seen = set(loose)
     for pack in old_packs:
