@@ -11,8 +11,8 @@ Rows (medians of repeated calls; one process unless said):
 - ``Memory.context(1500)`` with full files, unchanged and changed; floor: reading the files;
 - ``python -m nanomem status`` (whole process) against ``python -c pass`` and
   ``python -c "import nanomem"``;
-- ``GitStore.log(20)`` on a 10,000-commit history (2,000 with ``--quick``); floor: 20 commit
-  object lookups;
+- ``GitStore.log(20)`` on a 10,000-commit history (2,000 with ``--quick``), built as objects
+  and packed; floor: 20 commit object lookups;
 - the git directory after 1,000 Dream-sized commits (200 with ``--quick``) against a copy
   after ``git gc``.
 
@@ -189,9 +189,46 @@ def build_commits(root: Path, count: int) -> GitStore:
     return store
 
 
+def build_chain(root: Path, count: int) -> GitStore:
+    """``count`` dream commits on top of the init commit, written as objects directly into one
+    pack (each with its own tree: MEMORY.md gains a line per commit)."""
+    from dulwich.objects import Blob, Commit, Tree
+
+    store = GitStore.open(root)
+    repo = store.repo
+    head = repo[repo.head()]
+    base = repo[head.tree]
+    memory_dir = repo[base[b"memory"][1]]
+    text = b""
+    objects = []
+    parent = head.id
+    for n in range(count):
+        text += f"- fact {n} learned in a dream\n".encode()
+        blob = Blob.from_string(text)
+        sub = Tree()
+        for name, mode, sha in memory_dir.iteritems():
+            sub.add(name, mode, sha)
+        sub.add(b"MEMORY.md", 0o100644, blob.id)
+        tree = Tree()
+        for name, mode, sha in base.iteritems():
+            tree.add(name, mode, sha)
+        tree.add(b"memory", 0o040000, sub.id)
+        commit = Commit()
+        commit.tree, commit.parents = tree.id, [parent]
+        commit.author = commit.committer = b"nanomem <nanomem@localhost>"
+        commit.author_time = commit.commit_time = head.commit_time + n + 1
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.message = f"dream: {n}\n\nDream-Cursor: {n}\n".encode()
+        objects += [(blob, None), (sub, None), (tree, None), (commit, None)]
+        parent = commit.id
+    repo.object_store.add_objects(objects)  # one pack, as a repacked repository holds them
+    repo.refs[b"HEAD"] = parent
+    return store
+
+
 def bench_log(base: Path, rows: list[Row], commits: int, repeat: int) -> None:
     root = workspace(base, "log")
-    store = build_commits(root, commits)
+    store = build_chain(root, commits)
     ours = median_ms(lambda: store.log(20), repeat)
     repo = store.repo
 
