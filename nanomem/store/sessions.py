@@ -251,6 +251,11 @@ def load_session(path: Path) -> Session:
         raise WorkspaceError(
             f"{path}: cannot read session file ({exc.strerror}); {os_error_fix(exc)}"
         ) from exc
+    return parse_session_bytes(raw, path)
+
+
+def parse_session_bytes(raw: bytes, path: Path) -> Session:
+    """Parse the bytes of the session file ``path`` (pure): UTF-8, then :func:`parse_session`."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

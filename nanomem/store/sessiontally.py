@@ -33,7 +33,7 @@ from nanomem.store.sessions import (
     TAIL_BYTES,
     TALLY_KEY,
     INTERNAL_KEY_PREFIX,
-    parse_session,
+    parse_session_bytes,
     tail_hash,
 )
 from nanomem.text.tokens import estimate_message
@@ -138,10 +138,11 @@ def _stored_mark(head: bytes, meta: Mapping[str, Any]) -> _Mark | None:
     tally = meta.get(TALLY_KEY)
     if not isinstance(tally, dict) or tally.get("from") != meta.get("last_consolidated", 0):
         return None
-    numbers = [tally.get(k) for k in ("messages", "bytes", "tokens")]
-    if not all(type(n) is int and n >= 0 for n in numbers) or not isinstance(tally.get("tail"), str):
+    messages, body, tokens = (tally.get(k) for k in ("messages", "bytes", "tokens"))
+    if not (type(messages) is int and type(body) is int and type(tokens) is int):
         return None
-    messages, body, tokens = numbers
+    if min(messages, body, tokens) < 0 or not isinstance(tally.get("tail"), str):
+        return None
     return _Mark(head, len(head) + body, messages, tokens, tally["tail"])
 
 
@@ -177,13 +178,7 @@ def _extend(
 
 def _full(fd: int, path: Path, size: int) -> SessionTally:
     raw = os.pread(fd, size, 0)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise WorkspaceError(
-            f"{path}: not UTF-8 text (byte {exc.start}); re-save the file as UTF-8"
-        ) from exc
-    session = parse_session(text, source=str(path), default_key=path.stem)
+    session = parse_session_bytes(raw, path)
     tokens = sum(estimate_message(m) for m in session.unconsolidated)
     head = _first_line(fd, size)
     if raw.endswith(b"\n") and _metadata(head) is not None:
