@@ -63,7 +63,7 @@ from nanomem.search.rank import Hit
 from nanomem.search.recall import check_search_args, plan_recall
 from nanomem.search.vectors import Embedder
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
-from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
+from nanomem.store.memfiles import redact_memory_files, try_lock_memory
 from nanomem.engines.registry import make_engine
 from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
 
