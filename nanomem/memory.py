@@ -60,7 +60,7 @@ from nanomem.store.archive import Archive
 from nanomem.store.history import History
 from nanomem.search.index import SearchIndex
 from nanomem.search.rank import Hit
-from nanomem.search.recall import check_search_args, plan_recall
+from nanomem.search.recall import RECALL_HITS, check_search_args, plan_recall
 from nanomem.search.vectors import Embedder
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
 from nanomem.store.memfiles import redact_memory_files, try_lock_memory
@@ -68,8 +68,6 @@ from nanomem.engines.registry import make_engine
 from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
 
 log = logging.getLogger(__name__)
-
-RECALL_HITS = 24  # hits a query-aware context() asks the index for
 
 
 class Memory:
@@ -117,7 +115,6 @@ class Memory:
         self.archive = Archive(self.workspace, clock=self.clock)
         self._index: SearchIndex | None = None
         self._files = MemoryFileCache(self.workspace)
-        self._template_lines: frozenset[str] | None = None
 
     @property
     def engine(self) -> ChatModel:
@@ -506,11 +503,8 @@ class Memory:
             self.close()
 
     def read_files(self) -> dict[str, str]:
-        """Text of each existing memory file, keyed by relative path, in prompt order.
-
-        A memory file that is a symlink the policy refuses (outside the workspace, or to one of
-        nanomem's own files) is left out, with a warning: its content never reaches a prompt.
-        """
+        """Text of each existing memory file, keyed by relative path, in prompt order. A file
+        the symlink policy refuses is left out with a warning: it never reaches a prompt."""
         refused: dict[str, str] = {}
         files = self._files.read(refused)  # unchanged files are not read again
         for reason in refused.values():
@@ -536,7 +530,7 @@ class Memory:
         dream_cursor = self.history.read_dream_cursor()
         entries = self.history.read_since(dream_cursor)
         pending = [PendingEntry(e.timestamp, e.content) for e in reversed(entries)]
-        skip = self._skip()
+        skip = template_lines()  # cached: they ship with the package
         if query is None or not query.strip():
             return render_context_memo(files, caps, budget_tokens, pending=pending, skip=skip)
         try:
@@ -547,12 +541,6 @@ class Memory:
         relevance, recalled = plan_recall(hits, query, dream_cursor=dream_cursor)
         return render_context(files, caps, budget_tokens, relevance=relevance, pending=pending,
                               recalled=recalled, skip=skip)
-
-    def _skip(self) -> frozenset[str]:
-        """The template's explanatory lines (read once: they ship with the package)."""
-        if self._template_lines is None:
-            self._template_lines = template_lines()
-        return self._template_lines
 
     def dream_prompt(self) -> tuple[str, str]:
         """The active Dream instructions and where they come from

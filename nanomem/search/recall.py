@@ -16,6 +16,7 @@ from nanomem.search.rank import SOURCES, Hit
 from nanomem.search.terms import plan_words
 from nanomem.text.context import RecalledTurn, render_snippet
 
+RECALL_HITS = 24  # hits a query-aware context() asks the index for, at the least
 _DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2})?$")
 
 
