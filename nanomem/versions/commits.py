@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -198,3 +199,14 @@ class RestoreResult:
     @property
     def diff(self) -> str:
         return self.commit.diff if self.commit else ""
+
+
+def parse_commit_header(sha: str, message: bytes, commit_time: int, commit_timezone: int,
+                        parents: Sequence[str]) -> CommitInfo:
+    """A :class:`CommitInfo` from what a commit object itself holds (``files`` and ``diff``
+    empty: no tree is read)."""
+    subject, body, trailers = split_message(message.decode("utf-8", "replace"))
+    tz = timezone(timedelta(seconds=commit_timezone))
+    when = datetime.fromtimestamp(commit_time, tz).isoformat()
+    return CommitInfo(sha=sha, subject=subject, body=body, time=when, files=(), diff="",
+                      trailers=trailers, parents=tuple(parents))

@@ -19,7 +19,6 @@ into the object store), so their cost follows the memory files, never the worksp
 from __future__ import annotations
 
 import dataclasses
-
 import functools
 import heapq
 import logging
@@ -47,6 +46,7 @@ from nanomem.versions.ancestry import AncestryCache
 from nanomem.config import Config
 from nanomem.versions.packing import repack_if_loose
 from nanomem.versions.commits import (
+    parse_commit_header,
     CommitInfo,
     RestoreResult,
     commit_kind,
@@ -552,21 +552,9 @@ _HEAD = cast("Ref", b"HEAD")
 _Object = TypeVar("_Object", Blob, Commit, Tree)
 
 
-def _header_info(commit: Commit) -> CommitInfo:
-    """What the commit object itself says: no tree is read, ``files`` and ``diff`` are empty."""
-    subject, body, trailers = split_message(commit.message.decode("utf-8", "replace"))
-    tz = timezone(timedelta(seconds=commit.commit_timezone))
-    when = datetime.fromtimestamp(commit.commit_time, tz).isoformat()
-    return CommitInfo(
-        sha=commit.id.decode("ascii"),
-        subject=subject,
-        body=body,
-        time=when,
-        files=(),
-        diff="",
-        trailers=trailers,
-        parents=tuple(p.decode("ascii") for p in commit.parents),
-    )
+def _header_info(commit: Commit) -> CommitInfo:  # no tree read: files and diff empty
+    return parse_commit_header(commit.id.decode("ascii"), commit.message, commit.commit_time,
+                               commit.commit_timezone, [p.decode("ascii") for p in commit.parents])
 
 
 def _oid(sha: bytes) -> ObjectID:
