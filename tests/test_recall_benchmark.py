@@ -65,11 +65,11 @@ def tiny(**changes: object) -> dict:
 
 def test_recall_data_has_every_split_and_chinese():
     splits = {c.split for c in ALL}
-    assert splits == {"dev", "heldout", "heldout2"}
+    assert splits == {"dev", "heldout", "heldout2", "heldout3"}
     for split in splits:
         assert {c.language for c in ALL if c.split == split} >= {"en", "zh"}, split
     for conv in ALL:
-        if conv.split == "heldout2":
+        if conv.split in ("heldout2", "heldout3"):
             continue  # longer, checked below
         assert 8 <= len(conv.sessions) <= 15, conv.id
         assert 140 <= len(conv.turns) <= 300, conv.id
@@ -103,8 +103,36 @@ def test_recall_heldout2_has_two_english_and_one_chinese_conversation():
     assert load_conversations("heldout2") == HELDOUT2
 
 
+HELDOUT3 = [c for c in ALL if c.split == "heldout3"]
+
+
+@pytest.mark.parametrize("conv", HELDOUT3, ids=[c.id for c in HELDOUT3])
+def test_recall_heldout3_is_long_two_speaker_talk_over_months(conv):
+    assert 14 <= len(conv.sessions) <= 18
+    assert len(conv.turns) >= 330
+    for speaker in conv.speakers.values():
+        assert 0.4 * len(conv.turns) <= sum(t.speaker == speaker for t in conv.turns), speaker
+    assert 90 <= (conv.sessions[-1].start - conv.sessions[0].start).days <= 245
+    assert len(conv.questions) == 25
+    assert sum(q.derived for q in conv.questions) >= 3
+    if conv.language == "zh":
+        assert {q.category for q in conv.questions} == {"chinese"}
+        assert all(re.search(r"[\u4e00-\u9fff]", q.question) for q in conv.questions)
+    else:
+        assert {q.category for q in conv.questions} == set(CATEGORIES) - {"chinese"}
+    multi = [q for q in conv.questions if q.category == "multi-hop"]
+    assert all(len(q.evidence) >= 2 for q in multi)
+    changed = [q for q in conv.questions if q.category == "changed-fact"]
+    assert all(len(q.evidence) >= 2 for q in changed)
+
+
+def test_recall_heldout3_has_two_english_and_one_chinese_conversation():
+    assert sorted(c.language for c in HELDOUT3) == ["en", "en", "zh"]
+    assert load_conversations("heldout3") == HELDOUT3
+
+
 def test_recall_heldout2_answers_are_in_evidence_or_derived_by_offset():
-    for conv in HELDOUT2:
+    for conv in HELDOUT2 + HELDOUT3:
         for q in conv.questions:
             assert all(conv.has_turn(e) for e in q.evidence), (conv.id, q.id)
             if q.derived:
