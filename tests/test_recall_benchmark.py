@@ -77,6 +77,19 @@ def test_recall_data_has_every_split_and_chinese():
         assert len({t.speaker for t in conv.turns}) == 2, conv.id
 
 
+def assert_long_split_questions(conv):
+    """At least three derived dates; every category but chinese (English) or only chinese
+    (Chinese, asked in Chinese); every multi-hop question cites two turns."""
+    assert sum(q.derived for q in conv.questions) >= 3
+    if conv.language == "zh":
+        assert {q.category for q in conv.questions} == {"chinese"}
+        assert all(re.search(r"[\u4e00-\u9fff]", q.question) for q in conv.questions)
+    else:
+        assert {q.category for q in conv.questions} == set(CATEGORIES) - {"chinese"}
+    multi = [q for q in conv.questions if q.category == "multi-hop"]
+    assert all(len(q.evidence) >= 2 for q in multi)
+
+
 HELDOUT2 = [c for c in ALL if c.split == "heldout2"]
 
 
@@ -88,14 +101,7 @@ def test_recall_heldout2_is_long_two_speaker_talk_over_months(conv):
         assert 190 <= sum(t.speaker == speaker for t in conv.turns) <= 300, speaker
     assert (conv.sessions[-1].start - conv.sessions[0].start).days >= 90
     assert 20 <= len(conv.questions) <= 30
-    assert sum(q.derived for q in conv.questions) >= 3
-    if conv.language == "zh":
-        assert {q.category for q in conv.questions} == {"chinese"}
-        assert all(re.search(r"[\u4e00-\u9fff]", q.question) for q in conv.questions)
-    else:
-        assert {q.category for q in conv.questions} == set(CATEGORIES) - {"chinese"}
-    multi = [q for q in conv.questions if q.category == "multi-hop"]
-    assert all(len(q.evidence) >= 2 for q in multi)
+    assert_long_split_questions(conv)
 
 
 def test_recall_heldout2_has_two_english_and_one_chinese_conversation():
@@ -114,14 +120,7 @@ def test_recall_heldout3_is_long_two_speaker_talk_over_months(conv):
         assert 0.4 * len(conv.turns) <= sum(t.speaker == speaker for t in conv.turns), speaker
     assert 90 <= (conv.sessions[-1].start - conv.sessions[0].start).days <= 245
     assert len(conv.questions) == 25
-    assert sum(q.derived for q in conv.questions) >= 3
-    if conv.language == "zh":
-        assert {q.category for q in conv.questions} == {"chinese"}
-        assert all(re.search(r"[\u4e00-\u9fff]", q.question) for q in conv.questions)
-    else:
-        assert {q.category for q in conv.questions} == set(CATEGORIES) - {"chinese"}
-    multi = [q for q in conv.questions if q.category == "multi-hop"]
-    assert all(len(q.evidence) >= 2 for q in multi)
+    assert_long_split_questions(conv)
     changed = [q for q in conv.questions if q.category == "changed-fact"]
     assert all(len(q.evidence) >= 2 for q in changed)
 
@@ -131,7 +130,7 @@ def test_recall_heldout3_has_two_english_and_one_chinese_conversation():
     assert load_conversations("heldout3") == HELDOUT3
 
 
-def test_recall_heldout2_answers_are_in_evidence_or_derived_by_offset():
+def test_recall_long_split_answers_are_in_evidence_or_derived_by_offset():
     for conv in HELDOUT2 + HELDOUT3:
         for q in conv.questions:
             assert all(conv.has_turn(e) for e in q.evidence), (conv.id, q.id)
