@@ -10,7 +10,7 @@ Every fact of every batch ends in exactly one state (DESIGN §10):
 ``refused``    a gate refused the call that carried it (the gate's reason);
 ``skipped``    no edit accounts for it, with the reason: ``marked skip``, ``raw turns``,
                ``pinned line`` (a correction of a pinned line, which only the person may
-               change), ``filler``, ``secret-placeholder``, ``cap`` (its file is full) or
+               change), ``filler``, ``secret-placeholder``, ``assistant's words``, ``cap`` (its file is full) or
                ``not used by the model``;
 ``pending``    it waits as a question for the person in ``memory/PENDING.md``.
 
@@ -46,7 +46,7 @@ from datetime import date
 from typing import Any
 
 from nanomem.engines.offline.dream import distinctive, is_duplicate, parse_facts, route_fact, tokens
-from nanomem.text.filler import is_filler, is_placeholder_only
+from nanomem.text.filler import nonfact_reason
 from nanomem.vocab import RAW_MARK, SKIP_MARK, is_pinned
 
 STATES = ("kept", "merged", "corrected", "expired", "refused", "skipped", "pending")
@@ -218,10 +218,9 @@ def _skip_reason(fact: LedgerFact, room: Mapping[str, tuple[int, int]]) -> str:
     routing rule) has no room for it or is at 90 % of its cap."""
     if fact.mark == "raw":
         return "raw turns"
-    if is_placeholder_only(fact.text):
-        return "secret-placeholder"
-    if is_filler(fact.text):
-        return "filler"
+    reason = nonfact_reason(fact.text)
+    if reason is not None:
+        return reason  # secret-placeholder, assistant's words or filler
     rel = route_fact(fact.text)
     size, cap = room.get(rel, (0, 0))
     if cap and (size + len(fact.text) + 3 > cap or size >= NEAR_FULL * cap):

@@ -19,6 +19,24 @@ nothing is left: "my API key is [REDACTED:openai-key]" says nothing a memory can
 True
 >>> is_placeholder_only("The deploy token [REDACTED:github-token] lives on server web-3")
 False
+
+Round 5 added four kinds of filler, each by sentence structure, never by phrase
+(:func:`filler_kind`):
+
+- a **sign-off**: once the time words ("tonight", 明天) and the closing words ("that's all",
+  "stop here", 到这里, 再聊) are set aside too, nothing is left;
+- a **bare plan**: a plan ("I'll", "we'll", "let me") whose object is a pronoun pointing back
+  ("it", "that") and which names at most one thing besides: "I'll sort it out tomorrow" says
+  nothing without the sentence before it; in Chinese, a bare verb with a time word (我周末写);
+- a **reaction**: a back-pointing subject with a verb of seeming or a modal of guessing ("That
+  must have been …", "It sounds …"), or an exclamation ("What a …"), with no value and nothing
+  said of the speaker's own (no I, my, we, our);
+- a **remark to the agent**: a sentence about "you" that asks nothing ("You always know what to
+  say"), with no value, nothing of the speaker's own, and no word about answers (a complaint
+  about answers may be a rule).
+
+:func:`is_agent_words` tells a line in the assistant's voice ("ASSISTANT: Noted.", "The
+assistant suggested …"): what the agent said is never a fact about the person.
 """
 
 from __future__ import annotations
@@ -35,7 +53,7 @@ PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]*\]")
 SOCIAL_WORDS = frozenset(
     """
     thanks thank thx ty cheers appreciate appreciated welcome pleasure
-    yes yeah yep yup sure ok okay alright right true exactly absolutely totally definitely
+    yes yeah yep yup sure ok okay alright fine right true exactly absolutely totally definitely
     indeed agree agreed agreeing fair point noted understood got gotcha makes sense
     sorry hear hearing heard sad unfortunate tough rough hard awful terrible shame pity hope
     hoping hopefully fingers crossed luck care wish wishes hug hugs
@@ -64,6 +82,50 @@ SECRET_WORDS = frozenset(
 )
 SECRET_ZH = re.compile(r"密钥|秘钥|密码|口令|令牌|验证码|是|我的|这个|这是")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# Words that only place a remark in the day or close the talk: a sign-off is nothing else.
+TIME_WORDS = frozenset(
+    """
+    today tonight tomorrow morning afternoon evening night weekend week later soon now again
+    today's tonight's tomorrow's
+    """.split()
+)
+CLOSING_WORDS = frozenset(
+    "stop stopping here all done enough leave wrap wrapping bed sleep bye for carry continue resume".split())
+# A plan that names nothing: the subject's will, the particles of phrasal verbs, the pronouns
+# that point back to what was said before.
+PLAN_WORDS = frozenset("i'll we'll i'd we'd will shall gonna let's then maybe probably first".split())
+PARTICLES = frozenset("up in out off over back down on through away around".split())
+POINTERS = frozenset("it that this them those these".split())
+_TIME_CLOSING_ZH = re.compile(
+    r"今天|明天|后天|今晚|明晚|今早|早上|晚上|上午|下午|中午|周末|待会儿?|一会儿?|回头|改天|"
+    r"到这里|到这儿|到此|这样|们|先|再|就|那|聊|吧|睡了")
+_DIGIT = re.compile(r"\d")
+_INNER_NAME = re.compile(r"(?<=[a-z,;:])\s+(?:[A-Z][a-z]+|[A-Z]{2,})\b")
+_OWN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|my|mine|we|we're|we’re|our|ours)\b", re.I)
+_OPENERS = SOCIAL_WORDS - {"that", "that's", "it's", "what", "what's", "how", "you're", "one"} | {"honestly", "so", "and", "but"}
+_REACTION = re.compile(
+    r"(?:that|this|it|which)(?:['’]s|\s+is|\s+was)?\s+(?:(?:must|might|may|could|would|should|will)"
+    r"(?:\s+have\s+been|\s+be|\s+sound|\s+seem|\s+look|\s+feel)|(?:sounds?|seems?|looks?|feels?|sounded|"
+    r"seemed|looked|felt))\b|what\s+an?\b", re.I)
+_TO_AGENT = re.compile(r"(?:you|you['’](?:re|ve|d)|your)\b", re.I)
+_REQUEST = re.compile(
+    r"\b(?:please|should|must|can|could|will|would|need|needs|have to|may|might)\b|you['’]ll|\?", re.I)
+# A remark to the agent about its answers may be a rule ("Your replies are long"), unless it
+# praises; a complaint ("too", "not", "less") always may.
+_ABOUT_ANSWERS = re.compile(
+    r"\b(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|tone|format\w*|length|words|emojis?|lists?|"
+    r"bullets?|tables?|spelling|language)\b", re.I)
+_COMPLAINT = re.compile(r"\b(?:not|never|too|less|more|stop)\b|n['’]t\b|\w+er than\b", re.I)
+PRAISE = frozenset(
+    """
+    great awesome amazing wonderful fantastic brilliant excellent perfect lovely nice neat beautiful
+    impressive helpful clear clever kind good well patient star lifesaver
+    """.split()
+)
+_AGENT_VOICE = re.compile(
+    r"\W*(?:(?:assistant|agent|ai|bot)\s*[:：]|(?:the\s+)?(?:assistant|agent|ai|bot)\s+(?:said|says|suggested|"
+    r"suggests|recommended|recommends|replied|answered|offered|explained|noted|proposed|asked|agreed|"
+    r"confirmed|thinks|thought)\b)", re.I)
 _VOCATIVE = re.compile(
     r"^\s*(?:(?:hi|hey|hello|dear|ok|okay|oh)\s+)?[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s*[,!:]\s*"
     r"|[,，]\s*[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s*[.!?…]*\s*$"
@@ -98,7 +160,106 @@ def content_left(text: str, *, drop: frozenset[str] = SOCIAL_WORDS,
 
 def is_filler(text: str) -> bool:
     """True when the sentence is social talk with no fact in it (see the module doc)."""
-    return bool(text.strip()) and not PLACEHOLDER.search(text) and not content_left(text)
+    return filler_kind(text) is not None
+
+
+def filler_kind(text: str) -> str | None:
+    """``social``, ``sign-off``, ``bare plan``, ``reaction`` or ``remark to the agent`` when the
+    sentence holds no fact (see the module doc), else ``None``.
+
+    >>> filler_kind("OK, that's all for tonight."), filler_kind("我们下午再弄。")
+    ('sign-off', 'bare plan')
+    >>> filler_kind("I'll tidy them up later."), filler_kind("I'll send it to Ines later.")
+    ('bare plan', None)
+    >>> filler_kind("That must be so frustrating for you."), filler_kind("It sounds like my boss quit.")
+    ('reaction', None)
+    >>> filler_kind("You explain things so clearly."), filler_kind("You should explain less.")
+    ('remark to the agent', None)
+    """
+    if not text.strip() or PLACEHOLDER.search(text):
+        return None
+    if not content_left(text):
+        return "social"
+    if _is_bare_plan(text):
+        return "bare plan"
+    if not content_left(text, drop=SOCIAL_WORDS | TIME_WORDS | CLOSING_WORDS | PLAN_WORDS,
+                        drop_zh=_TIME_CLOSING_ZH):
+        return "sign-off"
+    if _holds_value(text):
+        return None
+    body = _after_social(text)
+    if _REACTION.match(body):
+        return "reaction"
+    if _TO_AGENT.match(body) and not _REQUEST.search(body) and _only_praise_of_answers(body):
+        return "remark to the agent"
+    return None
+
+
+def is_agent_words(text: str) -> bool:
+    """Whether a line is in the assistant's voice: a role label ("ASSISTANT: …") or the agent
+    reported as the speaker ("The assistant suggested …").
+
+    >>> is_agent_words("Assistant: I have noted your dates."), is_agent_words("The AI recommended Rust.")
+    (True, True)
+    >>> is_agent_words("The assistant should answer in Dutch.")
+    False
+    """
+    return bool(_AGENT_VOICE.match(text))
+
+
+def nonfact_reason(text: str) -> str | None:
+    """Why a sentence is not stored as a fact: ``secret-placeholder``, ``assistant's words`` or
+    ``filler``; ``None`` for a sentence that may hold a fact (the ledger's skip reasons).
+
+    >>> nonfact_reason("Agent: Sure, done!"), nonfact_reason("I moved to Graz.")
+    ("assistant's words", None)
+    """
+    if is_placeholder_only(text):
+        return "secret-placeholder"
+    if is_agent_words(text):
+        return "assistant's words"
+    if is_filler(text):
+        return "filler"
+    return None
+
+
+def _is_bare_plan(text: str) -> bool:
+    if _DIGIT.search(text):
+        return False
+    if CJK_RUN.search(text):
+        left = content_left(text, drop=SOCIAL_WORDS | TIME_WORDS, drop_zh=_TIME_CLOSING_ZH)
+        return len("".join(left)) == 1 and bool(_TIME_CLOSING_ZH.search(text))
+    words = {w.casefold().replace("’", "'") for w in _WORD.findall(text)}
+    if not words & POINTERS or not (words & PLAN_WORDS or re.search(r"\b(?:let me|going to)\b", text, re.I)):
+        return False
+    drop = SOCIAL_WORDS | TIME_WORDS | CLOSING_WORDS | PLAN_WORDS | PARTICLES | POINTERS
+    return len(content_left(text, drop=drop)) <= 1
+
+
+def _only_praise_of_answers(text: str) -> bool:
+    """No word about answers, or praise of them ("You format things so nicely"), and no complaint
+    (an unhappy remark about answers may be a rule; the rules for those decide)."""
+    if not _ABOUT_ANSWERS.search(text):
+        return not _COMPLAINT.search(text)
+    words = {w.casefold() for w in _WORD.findall(text)}
+    praised = any(w in PRAISE or w.removesuffix("ly") in PRAISE for w in words)
+    return praised and not _COMPLAINT.search(text)
+
+
+def _holds_value(text: str) -> bool:
+    """A number, a name inside the sentence, or something the speaker says of themselves."""
+    body = _VOCATIVE.sub(" ", text)
+    return bool(_DIGIT.search(body) or _INNER_NAME.search(body) or _OWN.search(body))
+
+
+def _after_social(text: str) -> str:
+    """``text`` without the social words and punctuation that open it ("Oh wow, what a …")."""
+    rest = text.strip()
+    while True:
+        found = re.match(r"[\W_]*([^\W_]+(?:['’][^\W_]+)?)[\W_]*", rest)
+        if not found or found.group(1).casefold() not in _OPENERS or found.end() >= len(rest):
+            return rest.lstrip(" \t,.!;:-—–")
+        rest = rest[found.end():]
 
 
 def is_placeholder_only(text: str) -> bool:

@@ -51,7 +51,7 @@ from nanomem.dream.gates.corrections import matches as permanent_correction_matc
 from nanomem.dream.gates.corrections import topics_of
 from nanomem.dream.gates.injection import find_injection
 from nanomem.text.redact import redact
-from nanomem.text.filler import is_filler, is_placeholder_only
+from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
 from nanomem.engines.offline.slots import (
@@ -281,13 +281,13 @@ def parse_facts(batch: Sequence[Any], *, default_day: str) -> list[Fact]:
 
 
 def is_junk(text: str) -> bool:
-    """Social filler or a sentence whose only content is a ``[REDACTED:…]`` placeholder
-    (:mod:`nanomem.text.filler`): never stored as a fact.
+    """Social filler, a sentence whose only content is a ``[REDACTED:…]`` placeholder, or the
+    assistant's words (:func:`nanomem.text.filler.nonfact_reason`): never stored as a fact.
 
     >>> is_junk("That must have been awesome!"), is_junk("My API key is [REDACTED:openai-key]")
     (True, True)
     """
-    return is_filler(text) or is_placeholder_only(text)
+    return nonfact_reason(text) is not None
 
 
 def route_fact(text: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from nanomem.text.filler import is_filler
 from nanomem.vocab import HAN_CHAR, HAN_CLASS
 
 MAX_FACT_CHARS = 500  # a longer "sentence" is pasted material, not a statement
@@ -72,6 +73,23 @@ _CORRECTION_WEAK = _rx(
 )
 # The part of today that is already over: "I booked it this morning" tells what was done.
 _EARLIER_TODAY = _rx(r"\bthis morning\b", r"\bearlier today\b", r"今天早上|今早")
+# The day that is going on: a remark with only this and no value tells of the day, not of a
+# plan ("The pizza place sent the wrong order tonight", "今天早上地铁又挤又慢").
+_THIS_DAY = _rx(r"\bthis (?:morning|afternoon|evening)\b", r"\bearlier today\b", r"\btoday\b",
+                r"\btonight\b", r"今天(?:早上|上午|下午|晚上)?|今早|今晚")
+# A one-off task for the agent, done in the conversation and over then: an imperative opening
+# with a verb of making ("Draft a reply to them", "Make next week's rota", "帮我排一下训练").
+_TASK = _rx(
+    r"^\W*(?:(?:ok(?:ay)?|so|now|and|right|great|then|please|also)[\s,]+)*(?:please\s+)?"
+    r"(?:draft|write up|make|create|prepare|plan|list|summari[sz]e|translate|compose|calculate|"
+    r"work out|figure out|compare|look up|put together|draw up|come up with|sketch|outline)\b",
+    r"^\W*(?:(?:好的?|那|嗯|对了)[，,]?)?(?:请)?(?:帮我|帮忙|给我)(?!记|提醒|留意|盯|备注)"
+    r"(?:排|列|写|做|算|查|找|翻译|整理|规划|安排|起草|拟|想|出|准备|总结|对比|比较|弄|搞)",
+)
+# What makes a request last or ask to be kept: "always", "from now on", "remember", 以后, 记住.
+_STANDING = _rx(
+    r"\b(?:always|never|every|each time|whenever|from now on|in future|going forward|by default|"
+    r"remember|remind|keep in mind|note)\b", r"以后|每次|每当|一律|都|记|提醒")
 # A transaction whose result lasts: "I booked the flight this morning, FI 615" is not short-lived
 # (unlike "I parked in bay C-14 this morning").
 _TRANSACTION = _rx(
@@ -164,7 +182,7 @@ _STYLE_STRONG = _rx(
     r"\byour (?:answers|replies|responses|summaries|messages|writing)\b",
 )
 _STYLE_ZH = re.compile(
-    r"语气|口气|格式|要点|列表|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
+    r"语气|口气|格式|要点|列表|清单|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
     r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔"
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
 )
@@ -296,6 +314,8 @@ def classify_sentence(sentence: str) -> str | None:
     if len(sentence) > MAX_FACT_CHARS:
         return None
     style = is_style_request(sentence)
+    if not style and (is_filler(sentence) or is_task_request(sentence)):
+        return None  # social talk, a sign-off, a bare plan; a task done in the conversation
     preference = style or bool(_PREFERENCE.search(sentence))
     if _QUESTION.search(sentence) and not (
             style or _ASKED_PREFERENCE.search(sentence) or re.match(r"\s*please\b", sentence, _I)):
@@ -309,6 +329,8 @@ def classify_sentence(sentence: str) -> str | None:
     if relative and _EARLIER_TODAY.search(sentence) and _TRANSACTION.search(sentence) and not _RELATIVE.search(
             _EARLIER_TODAY.sub(" ", sentence)):
         relative = None  # "I booked the hall this morning, ref 48-K": done, not a reminder
+    if relative and is_anecdote_of_today(sentence):
+        relative = None  # "The dog barked all morning": the day's news, over when it is told
     near_term = (
         not narrative and not starting
         and bool(relative or (_DUE.search(sentence) and not dated))
@@ -379,6 +401,49 @@ def is_self_introduction(sentence: str) -> bool:
     (True, False)
     """
     return bool(_SELF_NAME.search(sentence))
+
+
+def is_task_request(sentence: str) -> bool:
+    """Whether a sentence asks the agent for a one-off piece of work, done in the conversation
+    ("Draft a note to the caterers: 40 plates.", "帮我算一下油费。"): an imperative opening with a
+    verb of making, and nothing that makes it last or asks to keep it ("always", "remember",
+    以后, 记). It says what to do now, not what is true of the person; a style request ("Lay it
+    out as a table") is a preference, judged before this.
+
+    >>> is_task_request("Put together a packing list for the weekend."), is_task_request("帮我整理一下报销单。")
+    (True, True)
+    >>> is_task_request("Always draft replies in Dutch."), is_task_request("帮我记一下车位号B-17。")
+    (False, False)
+    >>> is_task_request("Make sure the invoice says 30 days.")
+    False
+    """
+    return bool(_TASK.search(sentence)) and not _STANDING.search(sentence) and not re.search(
+        r"^\W*make (?:sure|certain)\b", sentence, _I)
+
+
+def is_anecdote_of_today(sentence: str) -> bool:
+    """Whether a sentence only tells the news of the day it is said, with no value: its one
+    time word is the day going on ("this morning", "tonight", 今天早上) and either that part of
+    the day is over ("this morning", "earlier today", 今早) or the sentence is told in the past
+    ("The bus was packed tonight"). A number, identifier, date or name keeps it short-lived
+    instead ("I parked in bay C-14 this morning"), and so does any other time word or a
+    transaction (a booking for tonight).
+
+    >>> is_anecdote_of_today("The neighbours' parrot screamed all morning, this morning I mean.")
+    True
+    >>> is_anecdote_of_today("The printer at work ate my slides tonight.")
+    True
+    >>> is_anecdote_of_today("I parked in bay C-14 this morning."), is_anecdote_of_today("Tonight I'm at the gym.")
+    (False, False)
+    >>> is_anecdote_of_today("今早楼下的狗叫个不停。"), is_anecdote_of_today("今天早上送修的电脑明天取。")
+    (True, False)
+    """
+    if not _THIS_DAY.search(sentence) or _RELATIVE.search(_THIS_DAY.sub(" ", sentence)):
+        return False
+    if (_NUMBER.search(sentence) or _IDENTIFIER.search(sentence) or _DATE.search(sentence)
+            or has_name(sentence) or _TRANSACTION.search(sentence)):
+        return False  # a value, or a booking whose result lasts ("订了今晚的餐厅")
+    return bool(_EARLIER_TODAY.search(sentence)) or is_narrative(_THIS_DAY.sub(" ", sentence))
 
 
 def is_narrative(sentence: str) -> bool:
