@@ -18,12 +18,36 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Rule:
     """One secret format: matches of ``pattern`` (its ``group``) are redacted as ``kind``;
-    with ``must_look_random`` only when the match also reaches the entropy threshold."""
+    with ``must_look_random`` only when the match also reaches the entropy threshold.
+
+    The prefilter that lets :func:`nanomem.text.redact.find_secrets` skip a rule: every match
+    contains one of ``needles`` (compared with the text folded as ``(?i)`` folds it when
+    ``folded``, see :func:`fold_case`), or, for a rule without needles, lies inside a run of
+    at least ``min_run`` characters without whitespace. ``tests/test_redact_prefilter.py``
+    checks both against the full scan."""
 
     kind: str
     pattern: re.Pattern[str]
     group: int = 0
     must_look_random: bool = False
+    needles: tuple[str, ...] = ()
+    folded: bool = False
+    min_run: int = 0
+
+
+# The four non-ASCII letters that ``(?i)`` matches to an ASCII letter (Python's sre case
+# folding): dotted and dotless i, long s, the Kelvin sign.
+_SRE_FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+
+
+def fold_case(text: str) -> str:
+    """``text`` in lower case such that whatever a ``(?i)`` pattern matches as an ASCII word
+    appears in it as that word in lower case.
+
+    >>> fold_case("PaSSWORD"), fold_case("pa\u017f\u017fword")
+    ('password', 'password')
+    """
+    return text.lower() if text.isascii() else text.translate(_SRE_FOLDS).lower()
 
 # A token must not continue a longer word: no letter, digit, '_' or '-' right before it.
 _START = r"(?<![A-Za-z0-9_\-])"
@@ -156,8 +180,42 @@ _ROWS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("password", re.compile(r"(?:密码|口令)\s*(?:是|为|：|:)\s*(?!\[REDACTED:)" + r"([^\s，。；、]{4,})"), 1),
 )
 
+# What every match of the row of the same index contains (see Rule); lower case for the rows
+# whose pattern is case-insensitive, in part or whole.
+_NEEDLES: tuple[tuple[str, ...], ...] = (
+    ("-----BEGIN ",),
+    ("sk-ant-",),
+    ("sk-",),
+    ("_live_", "_test_"),
+    ("https://hooks.slack.com/",),
+    ("SG.",),
+    ("hf_",),
+    ("GOCSPX-",),
+    ("accountkey", "sharedaccess"),
+    ("AKIA", "ASIA", "ABIA", "ACCA"),
+    ("aws",),
+    ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ("xox",),
+    ("AIza",),
+    ("eyJ",),
+    ("authorization",),
+    ("bearer",),
+    ("://",),
+    ("PASS", "SECRET", "TOKEN", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_KEY",
+     "CREDENTIAL"),
+    ("pass", "pwd", "secret", "api", "token", "private"),
+    ("pass", "pin code", "wifi key", "wi-fi key"),
+    ("密码", "口令"),
+)
+
+
+def _is_folded(pattern: re.Pattern[str]) -> bool:
+    return bool(pattern.flags & re.IGNORECASE) or "(?i:" in pattern.pattern
+
+
 RULES: tuple[Rule, ...] = (
-    *(Rule(kind, pattern, group) for kind, pattern, group in _ROWS),
+    *(Rule(kind, pattern, group, needles=needles, folded=_is_folded(pattern))
+      for (kind, pattern, group), needles in zip(_ROWS, _NEEDLES, strict=True)),
     # an unlabelled AWS secret access key: exactly 40 base64 characters with a '/' or '+',
     # mixed case and digits, and random (entropy >= 4.3); one without '/' or '+' is left to
     # the entropy rule
@@ -167,5 +225,6 @@ RULES: tuple[Rule, ...] = (
                    r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
                    r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
         must_look_random=True,
+        min_run=40,
     ),
 )
