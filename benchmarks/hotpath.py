@@ -14,7 +14,10 @@ Rows (medians of repeated calls; one process unless said):
 - ``GitStore.log(20)`` on a 10,000-commit history (2,000 with ``--quick``), built as objects
   and packed; floor: 20 commit object lookups;
 - the git directory after 1,000 Dream-sized commits (200 with ``--quick``) against a copy
-  after ``git gc``.
+  after ``git gc``;
+- the peak RSS (``VmHWM``) of a fresh process that runs one Dream (offline engine, default batch
+  settings) over 10,000 and 100,000 pending entries (``--dream-entries 1000000`` adds 1M), and
+  the ratio between the sizes; floor: the same process that imports Dream and reads one batch.
 
 nanobot 0.3.5's figures are quoted from issue 15's measurement (same machine class, 2 cores),
 not measured here; they are labelled ``quoted``.
@@ -274,9 +277,84 @@ def bench_repo(base: Path, rows: list[Row], commits: int) -> None:
                  f"{ours / floor:.1f}x" if floor else "-"))
 
 
+DREAM_CHILD = """
+import asyncio, json, sys, time
+from datetime import datetime
+from pathlib import Path
+from nanomem.config import Config
+from nanomem.dream.run import run_dream
+from nanomem.engines.offline.engine import OfflineEngine
+from nanomem.store.history import History
+from nanomem.store.workspace import Workspace
+from nanomem.versions.gitstore import GitStore
+root, mode = Path(sys.argv[1]), sys.argv[2]
+now = datetime(2026, 11, 30, 12, 0)
+ws, config = Workspace(root), Config()
+history = History(ws, config, clock=lambda: now)
+began = time.perf_counter()
+if mode == "dream":
+    store = GitStore.open(ws, config)
+    result = asyncio.run(run_dream(ws, config=config, history=history, store=store,
+                                   engine=OfflineEngine(clock=lambda: now), clock=lambda: now))
+    store.close()
+    out = [result.status, result.batches]
+else:  # the floor: one batch read
+    out = ["read", len(history.read_since(history.read_dream_cursor(),
+                                          limit=config.dream_batch_entries))]
+seconds = time.perf_counter() - began
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM")]
+print(json.dumps({"s": seconds, "peak_mb": int(hwm[0].split()[1]) / 1024, "out": out}))
+"""
+
+
+def pending_workspace(base: Path, entries: int) -> Path:
+    """A workspace with a repository and ``entries`` pending history entries, written directly."""
+    root = workspace(base, f"dream-{entries}")
+    GitStore.open(root).close()
+    with open(root / "memory" / "history.jsonl", "w", encoding="utf-8") as handle:
+        chunk: list[str] = []
+        for cursor in range(1, entries + 1):
+            chunk.append(json.dumps({
+                "cursor": cursor, "timestamp": "2026-11-30 09:15", "kind": "summary",
+                "content": f"- [durable] Project P{cursor} has a budget of {cursor} EUR.",
+            }) + "\n")
+            if len(chunk) == 10_000:
+                handle.write("".join(chunk))
+                chunk.clear()
+        handle.write("".join(chunk))
+    (root / "memory" / ".cursor").write_text(f"{entries}\n")
+    return root
+
+
+def dream_peak(root: Path, mode: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-c", DREAM_CHILD, str(root), mode],
+                          capture_output=True, text=True, check=True)
+    return dict(json.loads(done.stdout))
+
+
+def bench_dream_rss(base: Path, rows: list[Row], sizes: list[int]) -> None:
+    peaks = {}
+    for entries in sizes:
+        root = pending_workspace(base, entries)
+        floor = dream_peak(root, "read")["peak_mb"]
+        ours = dream_peak(root, "dream")
+        peaks[entries] = ours["peak_mb"]
+        rows.append(row(f"Dream over {entries:,} pending: peak RSS ({ours['s']:.1f} s)",
+                        "869 MB (quoted, 1M)" if entries == sizes[-1] else "-",
+                        ours["peak_mb"], floor, "MB"))
+        shutil.rmtree(root)
+    if len(sizes) > 1:
+        rows.append((f"  {sizes[-1]:,} vs {sizes[0]:,} pending", "",
+                     f"{peaks[sizes[-1]] / peaks[sizes[0]]:.2f}x", "", ""))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--dream-entries", type=int, action="append", default=None,
+                        help="pending entries for the Dream peak-RSS rows (repeatable)")
+    parser.add_argument("--only", choices=["turn", "check", "context", "status", "log", "repo",
+                                           "dream"], action="append", help="run only these rows")
     args = parser.parse_args(argv)
     repeat = 20 if args.quick else 50
     commits = 2000 if args.quick else 10_000
@@ -284,12 +362,19 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        bench_turn(base, rows, repeat)
-        bench_check(base, rows, repeat)
-        bench_context(base, rows, repeat)
-        bench_status(base, rows, max(5, repeat // 4))
-        bench_log(base, rows, commits, repeat)
-        bench_repo(base, rows, dream_commits)
+        dream_sizes = args.dream_entries or ([10_000] if args.quick else [10_000, 100_000])
+        benches: dict[str, Callable[[], None]] = {
+            "turn": lambda: bench_turn(base, rows, repeat),
+            "check": lambda: bench_check(base, rows, repeat),
+            "context": lambda: bench_context(base, rows, repeat),
+            "status": lambda: bench_status(base, rows, max(5, repeat // 4)),
+            "log": lambda: bench_log(base, rows, commits, repeat),
+            "repo": lambda: bench_repo(base, rows, dream_commits),
+            "dream": lambda: bench_dream_rss(base, rows, sorted(dream_sizes)),
+        }
+        for name, bench in benches.items():
+            if not args.only or name in args.only:
+                bench()
     header = ("operation", "nanobot 0.3.5", "nanomem", "floor", "ratio")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(5)]
     for line in [header, tuple("-" * w for w in widths), *rows]:
