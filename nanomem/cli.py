@@ -21,16 +21,16 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from nanomem import __version__, commands, replies
+from nanomem import __version__, replies
 from nanomem.config import PROVIDERS, load_config
 from nanomem.errors import CommandError, NanomemError
-from nanomem.versions.gitstore import GitStore, locate_git_dir
-from nanomem.memory import Memory
 from nanomem.records import to_json
-from nanomem.store.workspace import init_workspace
 from nanomem.text.sanitize import sanitize_json, sanitize_terminal
+
+if TYPE_CHECKING:  # each command imports what it needs: `nanomem status` never loads dulwich
+    from nanomem.memory import Memory
 
 _Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
@@ -243,10 +243,17 @@ def _root(args: argparse.Namespace) -> Path:
     return Path(getattr(args, "workspace", None) or ".").expanduser()
 
 
-def _memory(args: argparse.Namespace, overrides: dict[str, Any] | None = None) -> Memory:
+def _workspace_dir(args: argparse.Namespace) -> Path:
     root = _root(args)
     if not root.is_dir():
         raise CommandError(f"{root}: no such workspace directory; run `nanomem init {root}`")
+    return root
+
+
+def _memory(args: argparse.Namespace, overrides: dict[str, Any] | None = None) -> Memory:
+    from nanomem.memory import Memory
+
+    root = _workspace_dir(args)
     return Memory(root, config=load_config(root, overrides=overrides))
 
 
@@ -263,6 +270,9 @@ def _show(text: str, out: TextIO) -> None:
 
 
 def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from nanomem.store.workspace import init_workspace
+    from nanomem.versions.gitstore import GitStore, locate_git_dir
+
     root = Path(args.dir).expanduser() if args.dir else _root(args)
     created = init_workspace(root)
     config = load_config(root)
@@ -278,8 +288,10 @@ def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    with _memory(args) as mem:
-        status = mem.status()
+    from nanomem.status import read_workspace_status  # Memory.status without the facade
+
+    root = _workspace_dir(args)
+    status = read_workspace_status(root, load_config(root))
     if args.json:
         _print_json(status, out)
         return 0
@@ -366,6 +378,8 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from nanomem import commands
+
     command = commands.parse_command(args.text)
     if command is None:
         raise CommandError(replies.render_not_a_command(args.text, list(commands.COMMANDS.values())))

@@ -4,6 +4,10 @@
 ``dream_cursor``, ``pending``, ``git_dir``, ``head`` and ``provider``. Reading status never
 writes: without a repository ``git_dir`` and ``head`` are ``None`` and nothing is created, and
 an unreadable repository is logged and reported the same way. The API key is never included.
+
+The repository part comes from the status stamp the last commit wrote
+(:mod:`nanomem.versions.statusstamp`) while HEAD is still that commit, so ``nanomem status``
+(:func:`read_workspace_status`) never loads dulwich then; otherwise dulwich reads it.
 """
 
 from __future__ import annotations
@@ -11,17 +15,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanomem.config import Config
 from nanomem.dream import audit
-from nanomem.dream.ledger import NEAR_FULL
 from nanomem.engines.notes import read_provider_notes
 from nanomem.errors import GitStoreError
 from nanomem.store.history import History
 from nanomem.store.memfiles import read_memory_files
 from nanomem.store.workspace import Workspace
-from nanomem.vocab import MEMORY_FILES
+from nanomem.versions import location
+from nanomem.versions.statusstamp import read_head, read_stamp, read_stamped_status
+from nanomem.vocab import MEMORY_FILES, NEAR_FULL
 
 if TYPE_CHECKING:
     from nanomem.versions.gitstore import GitStore
@@ -130,7 +136,7 @@ def read_status(
     job: JobState | None = None,
 ) -> MemoryStatus:
     """Gather the status. ``store`` opens the repository; it is None when there is none (and
-    none is created)."""
+    none is created). It is not called while the status stamp matches HEAD."""
     refused: dict[str, str] = {}
     data = read_memory_files(workspace, refused=refused)
     files = {}
@@ -140,7 +146,13 @@ def read_status(
     git_dir = head = None
     last = None
     uncommitted: tuple[str, ...] = ()
-    if store is not None:
+    stamped = None if store is None else read_stamped_status(locate_git_dir(workspace.root), data)
+    if stamped is not None:
+        git_dir, head, uncommitted = str(locate_git_dir(workspace.root)), stamped.head, stamped.uncommitted
+        mark = stamped.last_dream
+        if mark is not None:
+            last = LastDream(mark.sha, mark.time, mark.subject, stamped.dream_cursor)
+    elif store is not None:
         try:
             repo = store()
             git_dir, head = str(repo.git_dir), repo.head()
@@ -167,3 +179,46 @@ def read_status(
         provider_notes=read_provider_notes(workspace),
         health=read_health(workspace, files),
     )
+
+
+def locate_git_dir(root: Path) -> Path:
+    """The workspace's git dir (:mod:`nanomem.versions.location`); dulwich is loaded only to
+    look into a root ``.git`` whose ``.gitignore`` lacks the memory whitelist."""
+
+    def head_entries(path: Path) -> set[str] | None:
+        from nanomem.versions.gitstore import head_entries as entries
+
+        return entries(path)
+
+    return location.locate_git_dir(Path(root), head_entries=head_entries)[0]
+
+
+def read_workspace_status(root: Path, config: Config) -> MemoryStatus:
+    """:meth:`Memory.status` without the facade, for ``nanomem status``: the same records,
+    with dulwich loaded only when the status stamp does not match HEAD."""
+    workspace = Workspace(Path(root))
+    git_dir = locate_git_dir(workspace.root)
+    has_repo = git_dir.is_dir()
+    opened: list[GitStore] = []
+
+    def store() -> GitStore:
+        if not opened:
+            from nanomem.versions.gitstore import GitStore
+
+            opened.append(GitStore.open(workspace, config))
+        return opened[0]
+
+    def dream_cursor_from_git() -> int | None:  # as Memory's: only when .dream_cursor is unusable
+        if not has_repo:
+            return None
+        stamp = read_stamp(git_dir)
+        if stamp is not None and read_head(git_dir) == stamp.head:
+            return stamp.dream_cursor
+        return store().last_dream_cursor()
+
+    history = History(workspace, config, dream_cursor_fallback=dream_cursor_from_git)
+    try:
+        return read_status(workspace, config, history, store if has_repo else None)
+    finally:
+        for repo in opened:
+            repo.close()

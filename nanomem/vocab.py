@@ -22,6 +22,7 @@ USER_MD = "USER.md"
 MEMORY_MD = "memory/MEMORY.md"
 # The memory files Dream may edit, relative to the workspace root, in prompt order.
 MEMORY_FILES: tuple[str, ...] = (SOUL_MD, USER_MD, MEMORY_MD)
+NEAR_FULL = 0.9  # a file at this share of its cap is near full (status and /memory warn)
 
 MEMORY_DIR = "memory"
 HISTORY = "memory/history.jsonl"

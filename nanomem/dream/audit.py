@@ -30,13 +30,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanomem.records import NOT_JSON, to_json
-from nanomem.dream.ledger import LedgerEntry, summarize_ledger
 from nanomem.versions.commits import render_file_diff
 from nanomem.text.redact import redact
 from nanomem.text.sanitize import sanitize_line
+
+if TYPE_CHECKING:  # the ledger (and the offline engine under it) loads only where used
+    from nanomem.dream.ledger import LedgerEntry
 
 LEDGER_KIND = "ledger"  # the ``kind`` of the one audit line per run that holds the fact ledger
 LEDGER_BODY_LINES = 12  # facts not kept, listed by name in the commit body (the rest: the audit)
@@ -179,6 +181,8 @@ def render_ledger_summary(ledger: Sequence[LedgerEntry]) -> list[str]:
     >>> render_ledger_summary([LedgerEntry(4, "durable", "Likes tea", "skipped", reason="cap")])
     ['Facts: 1 skipped (file full)', '  - skipped (cap): Likes tea [entry 4]']
     """
+    from nanomem.dream.ledger import summarize_ledger
+
     lines = [f"Facts: {summarize_ledger(ledger)}"]
     shown = [e for e in ledger if e.state in ("skipped", "refused", "pending")]
     for entry in shown[:LEDGER_BODY_LINES]:
@@ -200,6 +204,8 @@ def render_ledger_line(
     replay_of: str | None = None,
 ) -> str:
     """The one audit line of a run's fact ledger: ``{"kind": "ledger", ..., "facts": [...]}``."""
+    from nanomem.dream.ledger import summarize_ledger
+
     record: dict[str, Any] = {
         "kind": LEDGER_KIND,
         "time": time.isoformat(timespec="seconds"),

@@ -47,10 +47,9 @@ from typing import Any
 
 from nanomem.engines.offline.dream import distinctive, is_duplicate, parse_facts, route_fact, tokens
 from nanomem.text.filler import nonfact_reason
-from nanomem.vocab import RAW_MARK, SKIP_MARK, is_pinned
+from nanomem.vocab import NEAR_FULL, RAW_MARK, SKIP_MARK, is_pinned
 
 STATES = ("kept", "merged", "corrected", "expired", "refused", "skipped", "pending")
-NEAR_FULL = 0.9  # a file at this share of its cap is near full (status and /memory warn)
 MATCH_SHARE = 0.5
 PINNED_SHARE = 0.34  # a correction that shares this much with a pinned line corrects it  # share of a fact's content tokens a line must hold to say the fact
 SUMMARY_WORDS = {"cap": "file full"}

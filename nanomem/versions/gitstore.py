@@ -22,7 +22,6 @@ import dataclasses
 import functools
 import heapq
 import logging
-import os
 import re
 import stat
 from collections.abc import Callable, Iterator, Mapping
@@ -32,7 +31,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from dulwich.errors import (ChecksumMismatch, NotGitRepository, ObjectFormatException,
                             PackedRefsException, RefFormatError)
-from dulwich.index import index_entry_from_stat
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.repo import Repo
 
@@ -60,7 +58,9 @@ from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.location import SEPARATE_GIT_DIR, merge_whitelist
 from nanomem.store.journal import WriteJournal
 from nanomem.store.memfiles import read_memory_files
+from nanomem.versions.gitindex import FILE_MODE, update_index
 from nanomem.versions.journaled import commit_journaled
+from nanomem.versions.statusstamp import write_commit_stamp
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
 __all__ = ["SEPARATE_GIT_DIR", "CommitInfo", "GitStore", "RestoreResult", "locate_git_dir"]
@@ -68,7 +68,6 @@ __all__ = ["SEPARATE_GIT_DIR", "CommitInfo", "GitStore", "RestoreResult", "locat
 log = logging.getLogger(__name__)
 
 ANCESTRY_CACHE = "nanomem-ancestry"
-FILE_MODE = 0o100644
 _HEX = re.compile(r"^[0-9a-f]{4,40}$")
 
 
@@ -108,10 +107,10 @@ def _translated(method: Callable[..., _T]) -> Callable[..., _T]:
 
 def locate_git_dir(root: Path) -> tuple[Path, bool]:
     """``(git_dir, separate)`` of the workspace at ``root``; see :mod:`nanomem.versions.location`."""
-    return gitdir.locate_git_dir(Path(root), head_entries=_head_entries)
+    return gitdir.locate_git_dir(Path(root), head_entries=head_entries)
 
 
-def _head_entries(root: Path) -> set[str] | None:
+def head_entries(root: Path) -> set[str] | None:
     """Top-level names of HEAD's tree in ``root/.git`` (None without commits)."""
     try:
         repo = Repo(str(root))
@@ -346,7 +345,9 @@ class GitStore:
             bytes.fromhex(old.decode()) if old else None, bytes.fromhex(commit.id.decode())
         )
         if not self.separate:
-            self._update_index(files)
+            update_index(self.repo, self.workspace, self.git_dir, files)
+        write_commit_stamp(self.git_dir, _header_info(commit), message, files,
+                           walk=lambda: (self.latest("dream"), self.last_dream_cursor()))
         log.info("committed %s %s", commit.id.decode()[:7], message.splitlines()[0])
         repack_if_loose(self.repo, self.git_dir)
         return commit.id.decode("ascii")
@@ -377,24 +378,6 @@ class GitStore:
             del root[b"memory"]
         store.add_object(root)
         return root.id
-
-    def _update_index(self, files: Mapping[str, bytes]) -> None:
-        """Keep ``git status`` clean in a ``.git`` repository for the files just committed."""
-        try:
-            index = self.repo.open_index()
-            for rel in MEMORY_FILES:
-                key = rel.encode()
-                path = self.workspace.path(rel)
-                if rel in files:
-                    st = os.stat(path)
-                    blob_id = Blob.from_string(files[rel]).id
-                    index[key] = index_entry_from_stat(st, blob_id, FILE_MODE)
-                elif key in index:
-                    del index[key]
-            index.write()
-        except (OSError, AssertionError, ValueError) as exc:  # dulwich asserts on a bad header
-            log.warning("%s/index: not updated (%s); `git status` may list memory files; to "
-                        "rebuild it: rm %s/index && git reset -q", self.git_dir, exc, self.git_dir)
 
     @_translated
     def resolve(self, prefix: str) -> str:
