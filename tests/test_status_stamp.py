@@ -162,3 +162,21 @@ def test_render_stamp_round_trips_and_blob_id_is_git_hash_object() -> None:
     stamp = StatusStamp("c" * 40, {"USER.md": blob_id(b"- tea\n")}, None, 4)
     assert parse_stamp(render_stamp(stamp)) == stamp
     assert blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
+
+
+def test_forget_leaves_no_trace_in_the_status_stamp(workspace: Path) -> None:
+    from tests.forget_fixtures import FACT, close_opened, memory
+
+    store = open_store(workspace)
+    append(workspace / "USER.md", f"- {FACT} is a cousin\n")
+    store.commit(f"dream: {FACT} noted", trailers={"Dream-Cursor": 1})
+    store.close()
+    stamp = workspace / ".git" / STAMP
+    assert FACT in stamp.read_text("utf-8")
+    try:
+        assert memory(workspace).forget(FACT).status == "forgotten"
+    finally:
+        close_opened()
+    assert FACT.lower() not in stamp.read_text("utf-8").lower()
+    fast, slow = _both_paths(workspace)
+    assert fast == slow

@@ -47,6 +47,7 @@ from nanomem.vocab import MEMORY_FILES, is_pinned
 from nanomem.versions import rewrite
 from nanomem.versions.commits import commit_kind
 from nanomem.versions.gitstore import GitStore, locate_git_dir
+from nanomem.versions.statusstamp import STAMP as STATUS_STAMP
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +173,7 @@ def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, co
                 )
             rewrite.refresh_index(store.repo, None if store.separate else workspace.root, git)
             (store.git_dir / "nanomem-ancestry").unlink(missing_ok=True)
+            (store.git_dir / STATUS_STAMP).unlink(missing_ok=True)  # it quotes old subjects
             receipt = replace(receipt, sha_map=_compose(journal.get("sha_map", {}), git.sha_map))
             journal = _update_journal(workspace, journal, sha_map=dict(receipt.sha_map))
             step("switched")
