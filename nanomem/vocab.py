@@ -139,11 +139,22 @@ HANGUL = "\uac00-\ud7af"
 CJK_WIDE = "\u2e80-\u9fff"
 
 HAN_CLASS = f"[{HAN}]"  # one Chinese character, for patterns that name a run of them
-HAN_CHAR = re.compile(HAN_CLASS)
-HAN_RUN = re.compile(f"[{HAN}]+")
-CJK_RUN = re.compile(f"[{KANA}{HAN}{HANGUL}]+")  # a run of Chinese, Japanese or Korean letters
 CJK_WIDE_CLASS = f"[{CJK_WIDE}{HANGUL}\uf900-\ufaff{KANA}]"  # a CJK letter or mark
-CJK_CHAR = re.compile(f"({CJK_WIDE_CLASS})")
+HAN_CHAR: re.Pattern[str]  # these four compile on first use, see __getattr__
+HAN_RUN: re.Pattern[str]
+CJK_RUN: re.Pattern[str]  # a run of Chinese, Japanese or Korean letters
+CJK_CHAR: re.Pattern[str]
+_PATTERNS = {"HAN_CHAR": HAN_CLASS, "HAN_RUN": f"[{HAN}]+", "CJK_RUN": f"[{KANA}{HAN}{HANGUL}]+",
+             "CJK_CHAR": f"({CJK_WIDE_CLASS})"}
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    """The CJK patterns, compiled on first use: a class this wide takes milliseconds to
+    compile, which a process that never reads CJK text (``nanomem status``) should not pay."""
+    if name in _PATTERNS:
+        pattern = globals()[name] = re.compile(_PATTERNS[name])
+        return pattern
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # Function words and the nouns every memory line uses; they say nothing about which fact a
 # line is, so similarity and matching leave them out.

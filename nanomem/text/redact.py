@@ -38,7 +38,8 @@ from nanomem.text.entropy import (
     random_token_spans,
     shannon_entropy,
 )
-from nanomem.text.secretpatterns import RULES, fold_case
+from nanomem.text import secretpatterns
+from nanomem.text.secretpatterns import fold_case
 
 KINDS: tuple[str, ...] = (
     "private-key",
@@ -102,7 +103,7 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
         if start < end and not any(start < other.end and other.start < end for other in found):
             found.append(SecretMatch(kind, start, end))
 
-    for rule in RULES:
+    for rule in secretpatterns.RULES:  # compiled on first use
         if not may(rule.needles, rule.folded, rule.min_run):
             continue
         for match in rule.pattern.finditer(text):

@@ -79,107 +79,6 @@ _PROSE_VALUE = (
     r"[\"'“]?((?=[^\s\"'”]*[0-9!#$%&*+/=?@^~])[^\s\"'”]{4,}?)[\"'”]?(?=[.,;:!?)]*(?:\s|$))"
 )
 
-_ROWS: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    (
-        "private-key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-            r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|[A-Za-z0-9+/=\s:\-,]*)"
-        ),
-        0,
-    ),
-    ("anthropic-key", re.compile(_START + r"sk-ant-" + _HAS_DIGIT + r"[A-Za-z0-9_\-]{20,}"), 0),
-    (
-        "openai-key",
-        re.compile(
-            _START + r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?" + _HAS_DIGIT + r"[A-Za-z0-9_\-]{20,}"
-        ),
-        0,
-    ),
-    ("stripe-key", re.compile(_START + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _END), 0),
-    (
-        "slack-webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"),
-        0,
-    ),
-    (
-        "sendgrid-key",
-        re.compile(_START + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,50}" + _END),
-        0,
-    ),
-    ("huggingface-token", re.compile(_START + r"hf_[A-Za-z0-9]{30,}" + _END), 0),
-    ("google-oauth-secret", re.compile(_START + r"GOCSPX-[A-Za-z0-9_\-]{20,}" + _END), 0),
-    (
-        "azure-key",
-        re.compile(
-            r"(?i)(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*"
-            r"([A-Za-z0-9+/%&=:\-]{20,}?)(?=;|\s|$|\"|')"
-        ),
-        1,
-    ),
-    ("aws-key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-     0),
-    (
-        "aws-key",
-        re.compile(
-            r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?"
-            r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
-        ),
-        1,
-    ),
-    (
-        "github-token",
-        re.compile(
-            _START + r"(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"
-            + _END
-        ),
-        0,
-    ),
-    ("slack-token", re.compile(_START + r"xox[baprs]-" + _HAS_DIGIT + r"[A-Za-z0-9\-]{10,}"), 0),
-    ("google-key", re.compile(_START + r"AIza[0-9A-Za-z_\-]{35}" + _END), 0),
-    (
-        "jwt",
-        re.compile(_START + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
-        0,
-    ),
-    (
-        "bearer-token",
-        re.compile(r"(?i:authorization)\s*[:=]\s*[\"']?(?i:bearer|token)\s+"
-                   r"([A-Za-z0-9\-._~+/]{8,}=*)"),
-        1,
-    ),
-    (
-        "bearer-token",
-        re.compile(r"\b(?i:bearer)\s+(" + _HAS_DIGIT + r"[A-Za-z0-9\-._~+/]{16,}=*)"),
-        1,
-    ),
-    # credentials in a URL: scheme://user:pass@host; the password may itself hold '@' (the
-    # host is what follows the LAST '@' before the path)
-    (
-        "password",
-        re.compile(r"(?<=://)[^/\s:@]+:(?!\[REDACTED:)([^\s/]{3,})@(?=[^@\s/]+(?:[/?#\s]|$))"),
-        1,
-    ),
-    ("password", re.compile(_ENV_NAME + r"[ \t]*=[ \t]*" + _NOT_A_COUNT + _VALUE), 1),
-    (
-        "password",
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9])[\"']?(?:" + _ASSIGNED_NAMES + r")[\"']?[ \t]*[:=][ \t]*" + _VALUE
-        ),
-        1,
-    ),
-    (
-        "password",
-        re.compile(
-            r"(?i)\b(?:password|passphrase|passcode|passwd|pin code|wi-?fi key)"
-            r"(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?[\w.\-]+)?"
-            r"\s*(?:is|was|=|:|-)\s*(?:now\s+)?" + _PROSE_VALUE
-        ),
-        1,
-    ),
-    ("password", re.compile(r"(?:密码|口令)\s*(?:是|为|：|:)\s*(?!\[REDACTED:)" + r"([^\s，。；、]{4,})"), 1),
-)
-
 # What every match of the row of the same index contains (see Rule); lower case for the rows
 # whose pattern is case-insensitive, in part or whole.
 _NEEDLES: tuple[tuple[str, ...], ...] = (
@@ -213,18 +112,132 @@ def _is_folded(pattern: re.Pattern[str]) -> bool:
     return bool(pattern.flags & re.IGNORECASE) or "(?i:" in pattern.pattern
 
 
-RULES: tuple[Rule, ...] = (
-    *(Rule(kind, pattern, group, needles=needles, folded=_is_folded(pattern))
-      for (kind, pattern, group), needles in zip(_ROWS, _NEEDLES, strict=True)),
-    # an unlabelled AWS secret access key: exactly 40 base64 characters with a '/' or '+',
-    # mixed case and digits, and random (entropy >= 4.3); one without '/' or '+' is left to
-    # the entropy rule
-    Rule(
-        "aws-key",
-        re.compile(r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
-                   r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
-                   r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
-        must_look_random=True,
-        min_run=40,
-    ),
-)
+RULES: tuple[Rule, ...]  # built on first use, see __getattr__
+
+
+def __getattr__(name: str) -> tuple[Rule, ...]:
+    """``RULES``, compiled on first use: two dozen patterns take milliseconds to compile,
+    which a process that never redacts (``nanomem status``) should not pay."""
+    if name == "RULES":
+        rules = globals()["RULES"] = _build_rules()
+        return rules
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _build_rules() -> tuple[Rule, ...]:
+    rows: tuple[tuple[str, re.Pattern[str], int], ...] = (
+        (
+            "private-key",
+            re.compile(
+                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+                r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|[A-Za-z0-9+/=\s:\-,]*)"
+            ),
+            0,
+        ),
+        ("anthropic-key", re.compile(_START + r"sk-ant-" + _HAS_DIGIT + r"[A-Za-z0-9_\-]{20,}"), 0),
+        (
+            "openai-key",
+            re.compile(
+                _START + r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?" + _HAS_DIGIT + r"[A-Za-z0-9_\-]{20,}"
+            ),
+            0,
+        ),
+        ("stripe-key", re.compile(_START + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _END), 0),
+        (
+            "slack-webhook",
+            re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"),
+            0,
+        ),
+        (
+            "sendgrid-key",
+            re.compile(_START + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,50}" + _END),
+            0,
+        ),
+        ("huggingface-token", re.compile(_START + r"hf_[A-Za-z0-9]{30,}" + _END), 0),
+        ("google-oauth-secret", re.compile(_START + r"GOCSPX-[A-Za-z0-9_\-]{20,}" + _END), 0),
+        (
+            "azure-key",
+            re.compile(
+                r"(?i)(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*"
+                r"([A-Za-z0-9+/%&=:\-]{20,}?)(?=;|\s|$|\"|')"
+            ),
+            1,
+        ),
+        ("aws-key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+         0),
+        (
+            "aws-key",
+            re.compile(
+                r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?"
+                r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+            ),
+            1,
+        ),
+        (
+            "github-token",
+            re.compile(
+                _START + r"(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"
+                + _END
+            ),
+            0,
+        ),
+        ("slack-token", re.compile(_START + r"xox[baprs]-" + _HAS_DIGIT + r"[A-Za-z0-9\-]{10,}"), 0),
+        ("google-key", re.compile(_START + r"AIza[0-9A-Za-z_\-]{35}" + _END), 0),
+        (
+            "jwt",
+            re.compile(_START + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
+            0,
+        ),
+        (
+            "bearer-token",
+            re.compile(r"(?i:authorization)\s*[:=]\s*[\"']?(?i:bearer|token)\s+"
+                       r"([A-Za-z0-9\-._~+/]{8,}=*)"),
+            1,
+        ),
+        (
+            "bearer-token",
+            re.compile(r"\b(?i:bearer)\s+(" + _HAS_DIGIT + r"[A-Za-z0-9\-._~+/]{16,}=*)"),
+            1,
+        ),
+        # credentials in a URL: scheme://user:pass@host; the password may itself hold '@' (the
+        # host is what follows the LAST '@' before the path)
+        (
+            "password",
+            re.compile(r"(?<=://)[^/\s:@]+:(?!\[REDACTED:)([^\s/]{3,})@(?=[^@\s/]+(?:[/?#\s]|$))"),
+            1,
+        ),
+        ("password", re.compile(_ENV_NAME + r"[ \t]*=[ \t]*" + _NOT_A_COUNT + _VALUE), 1),
+        (
+            "password",
+            re.compile(
+                r"(?i)(?<![A-Za-z0-9])[\"']?(?:" + _ASSIGNED_NAMES + r")[\"']?[ \t]*[:=][ \t]*" + _VALUE
+            ),
+            1,
+        ),
+        (
+            "password",
+            re.compile(
+                r"(?i)\b(?:password|passphrase|passcode|passwd|pin code|wi-?fi key)"
+                r"(?:\s+(?:for|of|to|on)\s+(?:the\s+|my\s+|our\s+)?[\w.\-]+)?"
+                r"\s*(?:is|was|=|:|-)\s*(?:now\s+)?" + _PROSE_VALUE
+            ),
+            1,
+        ),
+        ("password", re.compile(r"(?:密码|口令)\s*(?:是|为|：|:)\s*(?!\[REDACTED:)" + r"([^\s，。；、]{4,})"), 1),
+    )
+
+    return (
+        *(Rule(kind, pattern, group, needles=needles, folded=_is_folded(pattern))
+          for (kind, pattern, group), needles in zip(rows, _NEEDLES, strict=True)),
+        # an unlabelled AWS secret access key: exactly 40 base64 characters with a '/' or '+',
+        # mixed case and digits, and random (entropy >= 4.3); one without '/' or '+' is left to
+        # the entropy rule
+        Rule(
+            "aws-key",
+            re.compile(r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
+                       r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
+                       r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
+            must_look_random=True,
+            min_run=40,
+        ),
+    )
