@@ -176,6 +176,21 @@ def _memo(table: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
     return found
 
 
+_LINE_COSTS: dict[str, int] = {}
+_LINE_COSTS_LIMIT = 8192
+
+
+def _line_cost(text: str) -> int:
+    """Tokens of one file line and its newline, remembered by value: when a file changes, most
+    of its lines did not."""
+    found = _LINE_COSTS.get(text)
+    if found is None:
+        if len(_LINE_COSTS) >= _LINE_COSTS_LIMIT:
+            _LINE_COSTS.clear()
+        found = _LINE_COSTS[text] = estimate_text(text + "\n")
+    return found
+
+
 def _redacted(text: str) -> str:
     return _memo(_REDACTED, text, lambda: redact_for_model(text))
 
@@ -297,7 +312,7 @@ class _Block:
         kind, rel, index = item
         if kind == "file":
             text = self.lines[rel][index].text
-            return estimate_text(text + "\n") if text.strip() else 1
+            return _line_cost(text) if text.strip() else 1
         text = self.pending[index] if kind == "pending" else self.recalled[index]
         return estimate_text(text + "\n")
 
