@@ -24,6 +24,7 @@ from nanomem.versions.statusstamp import (
     read_stamped_status,
     render_stamp,
 )
+from nanomem.status import locate_git_dir
 from nanomem.store.memfiles import read_memory_files
 from nanomem.store.workspace import Workspace
 from tests.gitstore_fixtures import append, git, open_store
@@ -42,7 +43,7 @@ def _status(root: Path) -> tuple[str, dict]:
 
 def _both_paths(root: Path) -> tuple[tuple[str, dict], tuple[str, dict]]:
     """Status on the stamp's fast path, then with the stamp moved away (dulwich)."""
-    stamp = root / ".git" / STAMP
+    stamp = locate_git_dir(root) / STAMP
     assert _fresh(root), "the stamp should match HEAD here"
     fast = _status(root)
     saved = stamp.read_bytes()
@@ -56,7 +57,7 @@ def _both_paths(root: Path) -> tuple[tuple[str, dict], tuple[str, dict]]:
 
 def _fresh(root: Path) -> bool:
     data = read_memory_files(Workspace(root))
-    return read_stamped_status(root / ".git", data) is not None
+    return read_stamped_status(locate_git_dir(root), data) is not None
 
 
 def test_status_stamp_path_equals_dulwich_after_init_and_a_hand_edit(workspace: Path) -> None:
@@ -67,6 +68,16 @@ def test_status_stamp_path_equals_dulwich_after_init_and_a_hand_edit(workspace: 
     (workspace / "SOUL.md").unlink()
     fast, slow = _both_paths(workspace)
     assert fast == slow and fast[1]["uncommitted"] == ["SOUL.md", "USER.md"]
+
+
+def test_status_stamp_path_equals_dulwich_in_a_separate_git_dir(workspace: Path) -> None:
+    (workspace.parent / ".git").mkdir()  # inside another repository: .nanomem.git, bare
+    open_store(workspace).close()
+    assert (workspace / ".nanomem.git" / STAMP).is_file()
+    append(workspace / "memory" / "MEMORY.md", "- budget 4200\n")
+    fast, slow = _both_paths(workspace)
+    assert fast == slow and fast[1]["uncommitted"] == ["memory/MEMORY.md"]
+    assert fast[1]["git_dir"] == str(workspace.absolute() / ".nanomem.git")
 
 
 def test_status_stamp_carries_the_last_dream_and_its_cursor(workspace: Path) -> None:
