@@ -30,10 +30,12 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     MAX_FACT_CHARS,
     announces_change,
     classify_sentence,
+    fact_part,
     has_name,
     is_narrative,
     split_sentences,
 )
+from nanomem.engines.offline.shapes import is_bare_name, is_greeting
 from nanomem.store.sessions import content_text, message_time
 
 NOT_A_CHAT_MODEL = (
@@ -54,7 +56,14 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[s
     seen: set[str] = set()
     for text, day in texts:
         announced = False  # a sentence before announced a change without giving the new value
+        previous = ""
         for sentence in split_sentences(_FENCE.sub("\n", text)):
+            if is_greeting(previous) and is_bare_name(sentence):
+                sentence = f"{previous} {sentence}"  # "Evening. Rhona Calloway.": a self-introduction
+            previous = sentence
+            sentence = fact_part(sentence)
+            if not sentence:
+                continue
             mark = classify_sentence(sentence)
             if mark in ("durable", "permanent") and announced:
                 mark = "correction"  # "They reissued my badge. The number is now B-12."

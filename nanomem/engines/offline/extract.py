@@ -16,6 +16,15 @@ from __future__ import annotations
 
 import re
 
+from nanomem.engines.offline.shapes import (
+    is_note_fragment,
+    is_retraction,
+    is_self_named,
+    is_year_anecdote,
+    statement_before_question,
+    without_secret,
+    without_year,
+)
 from nanomem.text.filler import is_filler
 from nanomem.vocab import HAN_CHAR, HAN_CLASS
 
@@ -45,8 +54,13 @@ _CORRECTION_STRONG = _rx(
     r"涨(?:到|为|至|成)", r"改期", r"以后[^，。！？]{0,10}?(?:都|全)?交给",
     # a changed person: "we replaced Ada with Bo", "the new accountant is Lena Ruiz"
     r"\breplaced (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? with (?-i:[A-Z])",
-    r"\bthe new [a-z]+ (?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
+    r"\b(?:the|my|our|his|her|their) new (?:[a-z]+ ){1,2}(?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
+    # round 5: a Chinese change told as done, "我们换快递了" (换 + what was changed + 了)
+    r"换(?!成|到|去|用)[^，。！？了]{1,6}了",
 )
+# Round 5: someone changed the speaker's slot ("The harbourmaster moved me.", "they rebooked us"):
+# announces a change whose value comes next.
+_MOVED_ME = _rx(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|upgraded|downgraded|relocated) (?:me|us)\b")
 # Admitting a mistake ("I'd misread it", "I got the dates wrong", 记错了): a correction when the
 # sentence is decisive anyway.
 _ADMISSION = _rx(
@@ -65,12 +79,36 @@ _CORRECTION_CHANGE = _rx(
 _CORRECTION_WEAK = _rx(
     r"\bactually\b", r"其实", r"不对", r"错了", r"现在",
     r"\b(?:I|we|you|they|he|she|it)(?:'re|'m|'s|’re|’m|’s| are| am| is)?\s+now\b", r"\b(?:is|are)\s+now\b",
-    r"\bnow\s*[.!]?\s*$", r"\b(?:is|are)\s+[^,.;!?]{1,30}?\s+now\s*[,;]",
+    r"\bnow\s*[.!]?\s*$", r"(?:\b(?:is|are|am)|'re|'m|'s|’re|’m|’s)\s+[^,.;!?]{1,30}?\s+now\s*[,;]",
+    # round 5: "the fee is £425 after all", "no more damp", "we're in a new flat", and the old
+    # value out of service ("B14 is being dredged")
+    r"\bafter all\b(?!\s+(?:that|the|this|those|these|my|our|his|her|their|its|of|we|I|you|he|she|they|it)\b)", r",\s*(?:but\s+|and\s+)?no more\b(?! than)",
+    r"(?:\b(?:is|are|am)|'re|'m|'s|’re|’m)\s+(?:now\s+)?(?:in|at|on|into)\s+(?:a|an|our|my|the)\s+new\b",
+
     r"\b(?:reissued|re-issued|replaced|renewed|swapped)\b", r"变动|变更",
     # a replacement: "BA 117 was cancelled", "they rebooked me", "the new job is KS-4471"
     r"\b(?:cancell?ed|called off|rebooked|replaced|reassigned)\b", r"\bthe new \w+ (?:is|are)\b",
     r"取消了", r"新的\S{0,6}是",
 )
+# Round 5: the old value out of service ("B14 is being dredged", "仓库正在装修"): the sentence
+# that says so names the new value beside it, a correction.
+_OUT_OF_SERVICE = _rx(r"\b(?:is|are)\s+(?:being|getting)\s+(?:\w+ed|\w+en|rebuilt|redone|dug|built)\b",
+                      r"正在(?:装修|维修|整修|翻新|施工)")
+# Round 5: a place named with "is/are at", "is/are held in": "Rehearsals are at the Old Mill".
+_VENUE = re.compile(
+    r"\b(?:is|are)\s+(?:usually\s+|always\s+|normally\s+|now\s+|held\s+|based\s+)*(?:at|in)\s+(?:the\s+)?"
+    r"[A-Z][a-z]+", 0)
+# Round 5: a standing reminder ("whenever we plan a trip, remind me to …", 每次…提醒我) lasts.
+_STANDING_REMINDER = _rx(
+    r"\b(?:whenever|every time|each time|any time)\b[^.!?]{0,60}\bremind\b",
+    r"\bremind\b[^.!?]{0,60}\b(?:whenever|every time|each time|any time)\b", r"每次[^。！？]{0,20}提醒|提醒[^。！？]{0,20}每次")
+# "If …", "贫血的话": a condition for the question that follows, not a statement.
+_CONDITIONAL = _rx(r"^\W*(?:if|when|whenever|unless|suppose|assuming)\b", r"如果|要是|假如|的话\s*$")
+# Round 5: a request put as a question that asks to keep something ("Could you call me Jo from
+# now on?", "Can you remember that I'm vegan?") is a request, not a question.
+_KEEPING_REQUEST = _rx(
+    r"^\W*(?:(?:so|and|also|oh|ok|okay|by the way)\W+)*(?:could|can|would|will) you\b[^?]*"
+    r"\b(?:from now on|always|in future|going forward|remember|keep in mind|call me)\b")
 # The part of today that is already over: "I booked it this morning" tells what was done.
 _EARLIER_TODAY = _rx(r"\bthis morning\b", r"\bearlier today\b", r"今天早上|今早")
 # The day that is going on: a remark with only this and no value tells of the day, not of a
@@ -111,7 +149,7 @@ _IDENTITY = _rx(
     r"\bcall me\b", r"\bI(?:'m| am) (?:a|an)\s+\w+", r"\bI(?:'m| am) \d+\b",
     r"\bI(?:'m| am) from\b", r"\bI (?:live|work|was born|grew up)\b", r"\bI(?:'m| am) based in\b",
     r"\bmy (?:wife|husband|partner|son|daughter|mother|father|dog|cat)(?:'s name)? is\b",
-    r"我叫", r"我的名字", r"我是(?!说|不是|否)", r"我住在", r"我来自", r"我在\S{1,12}工作", r"我的生日",
+    r"我叫", r"我的名字", r"(?:^|以后|就|你|可以|直接|都)叫我(?!去|来|做|帮|别|不要|起|一声|们)" + HAN_CLASS + r"{2,3}", r"我是(?!说|不是|否)", r"我住在", r"我来自", r"我在\S{1,12}工作", r"我的生日",
 )
 # Case-sensitive: "I'm" followed by a capitalised word introduces the person ("Hey, I'm Sam Ode"),
 # and so does a name followed by "here" or "speaking" ("Hi, Rosa Lind here.").
@@ -125,7 +163,8 @@ _SELF_NAME = re.compile(
 # "老大叫林一鸣" (a family or work role, then 叫 and a two- or three-character name).
 _ROLE_ZH = (r"(?:老大|老二|老三|老小|老幺|大宝|二宝|儿子|女儿|闺女|老公|老婆|丈夫|妻子|爱人|先生|太太|媳妇|"
             r"婆婆|公公|岳父|岳母|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|孩子|宝宝|老板|上司|领导|同事|"
-            r"室友|房东|医生|老师|班主任|助理|合伙人|搭档|律师|会计|导师|教练|保姆|阿姨|经理|秘书)")
+            r"室友|房东|医生|老师|班主任|助理|合伙人|搭档|律师|会计|导师|教练|保姆|阿姨|经理|秘书|"
+            r"[茶果菜花药蜂渔菇]农|农户|师傅|供应商|老乡|房客|租客|邻居|客户)")
 _NAMED = re.compile(
     r"\b[Mm]y (?:[a-z]+ ){1,2}(?:is|are)\s+(?:called\s+|named\s+)?[A-Z][a-z]+"
     r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]|\b(?:[Ii]t|[Ss]he|[Hh]e)(?:'s|’s)\s+(?:called|named)\s+[A-Z]"
@@ -133,6 +172,8 @@ _NAMED = re.compile(
     r"|(?:外包给|委托给)(?![我你他她它这那])" + HAN_CLASS + r"{2,3}[，,。]"
     r"|" + _ROLE_ZH + r"(?:的名字)?叫(?:做)?(?![我你他她它们了过人车外卖醒不])" + HAN_CLASS + r"{2,3}"
     r"|" + _ROLE_ZH + r"(?:是)?" + HAN_CLASS + r"{2,3}(?:老师|医生|大夫|律师|教练|经理|阿姨|先生|女士|教授)"
+    # round 5: a role, a name and "at their place": "从茶农岩温那里收的", "找房东老周家"
+    r"|" + _ROLE_ZH + HAN_CLASS + r"{2,3}(?:那里|那儿|那边|家的|家里)"
 )
 _PLACE = _rx(
     r"\bour (?:office|company|headquarters|shop|studio|team|school|clinic) (?:is|are) (?:now )?(?:in|at|on|based)\b",
@@ -147,6 +188,14 @@ _HEALTH = _rx(
     r"\bmy (?:left |right )?(?:back|knees?|wrists?|shoulders?|hips?|neck|ankles?|elbows?|eyes|ears|heart)"
     r" (?:is|are|has been|have been) (?:bad|weak|injured|sore|dodgy|stiff|fragile|damaged|not great)\b",
     r"腱鞘炎|关节炎|偏头痛|腰不好|膝盖不好|颈椎不好|腰椎间盘",
+    # round 5: a medicine by its name's stem (warfarin, metformin, ramipril, atenolol, a statin …)
+    # or a common one, and a sense or condition of the person ("I'm deaf in my left ear")
+    r"\b(?!april\b)\w{2,}(?:farin|formin|pril|olol|statin|prazole|sartan|dipine|cillin|mycin|cycline|"
+    r"oxetine|azepam|profen|codone|triptan|thyroxine|xaban|gatran)\b",
+    r"\b(?:aspirin|paracetamol|ibuprofen|antidepressants?|blood thinners?)\b",
+    r"\b(?:deaf|hard of hearing|tinnitus|colou?r-?blind|partially sighted|epilep(?:sy|tic)|dyslexi[ac]|"
+    r"coeliac|celiac|anaemi[ac]|anemi[ac]|hearing aids?|pacemaker)\b",
+    r"耳聋|耳背|听力不好|色盲|癫痫|贫血|心脏起搏器",
 )
 _PREFERENCE = _rx(
     r"\bI (?:really )?(?:prefer|like|love|hate|dislike|enjoy|want|need)\b",
@@ -180,23 +229,30 @@ _STYLE_STRONG = _rx(
     r"summaries)) (?:short|brief|concise|simple|tight)\b",
     r"\b(?:short|brief)(?:er)? (?:answers|replies|responses|summaries)\b",
     r"\byour (?:answers|replies|responses|summaries|messages|writing)\b",
+    # round 5: the units and precision of what the agent gives ("wind speeds in knots", "every
+    # time in UTC", "two decimal places"): a closed class of measures, not ordinary words
+    r"\bin (?:knots|nautical miles|miles|kilomet(?:re|er)s|km/h|mph|celsius|fahrenheit|centigrade|"
+    r"metres|meters|feet|litres|liters|gallons|kilos|kilograms|pounds|stone|utc|gmt|zulu|local time|"
+    r"24-hour time|24h|12-hour time)\b",
+    r"\b(?:\d+|one|two|three|four) (?:decimal places|decimals|significant figures|dp)\b",
+    r"\bround(?:ed)? (?:to|up|down)\b",
 )
 _STYLE_ZH = re.compile(
     r"语气|口气|格式|要点|列表|清单|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
-    r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔"
+    r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔|小数|四舍五入|保留[^，。！？]{0,4}位"
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
 )
 _IMPERATIVE = _rx(
     r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+)(?:(?:please|just|also|always)\s+)?"
     r"(?:use|keep|be|stay|avoid|stop|skip|drop|no|don'?t|do not|never|always|reply|answer|respond|"
-    r"format|lay|put|give me|show (?:me|them|it|changes|code)|sign|address|stick|limit|cap|spell|do (?:it|them|this|that|everything)|"
+    r"format|lay|put|give|show (?:me|them|it|changes|code)|sign|address|stick|limit|cap|spell|do (?:it|them|this|that|everything)|"
     r"make (?:it|them|sure|everything|all)|write (?:in|it|them|everything|all)|leave out|go easy)\b",
     r"\b(?:could|can|would|will) you\b",
     r"\bI(?:'d like| would like| want| need) you to\b", r"\byou (?:should|must)\b", r"\bmake sure you\b",
 )
 _PLEASE = re.compile(r"\bplease\b", _I)
 _DIRECTIVE_ZH = re.compile(
-    r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,8}都|请|要|就)|每次|始终|一律|务必"
+    r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,16}都|请|要|就)|每次|始终|一律|务必"
     r"|(?<![我们他她])用[^，。！？]{0,6}(?:中文|英文|英语|要点|表格|列表|口语|简短)"
     r"|(?:[^\W\d_一二三四五六七八九十两几半]|一)[点些](?=[，,。！!；;]|$)"
 )
@@ -234,7 +290,7 @@ _DUE = _rx(r"\bdeadline\b", r"\bdue\b", r"截止")
 _IDENTIFIER = re.compile(
     r"\b[A-Z][A-Z0-9]*-\d[\w-]*\b|\b[A-Z]{2,}\d+[A-Z0-9]*\b"
     r"|\b(?!(?:EUR|USD|GBP|CHF|JPY|CNY|RMB|AUD|CAD|SEK|NOK|DKK|UTC|GMT|CET|EST|PST|AM|PM)\b)"
-    r"[A-Z]{2,3} \d{2,6}\b(?![:.,]\d)"  # "FI 615", "ID 2291"
+    r"[A-Z]{2,5} \d{2,12}\b(?![:.,]\d)"  # "FI 615", "ID 2291", "MMSI 235098761"
     r"|(?:\b(?:[Nn]o\.|[Nn]r\.|ID|[Rr]ef\.?|[Nn]umber)|#)\s?\d{2,}\b"  # "No. 48", "#512"
 )
 _DATE = re.compile(
@@ -260,9 +316,17 @@ _ABBREVIATION = re.compile(
     r"(?:\b(?:dr|mr|mrs|ms|prof|st|vs|jr|sr|mt|ft|approx|dept|fig|etc|e\.g|i\.e)|(?<![\w.])(?-i:[A-Z]))\.$", _I)
 _NUMBER_LABEL = re.compile(r"\b(?:no|nr)\.$", _I)  # "No. 48": a period that ends a sentence unless a number follows
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|we|we're|we’re|our|us)\b", _I)
+# The past: a regular -ed form, the irregular past forms (a closed class of English verbs; the
+# common ones), or a time adverbial of the past ("yesterday", "last week", "ago", "back in 2009")
+# whatever the verb (round 5: "stole", "sent" were missing, and a list is never complete).
 _PAST_EN = re.compile(
     r"\b(?:was|were|got|had|did|saw|went|came|took|made|ate|broke|lost|found|bought|sold|met|"
-    r"ran|fell|left|told|forgot|spent|woke|slept|\w{3,}ed)\b", _I)
+    r"ran|fell|left|told|forgot|spent|woke|slept|sent|lent|bent|built|burnt|dealt|felt|kept|meant|"
+    r"slid|spilt|stole|drove|rode|wrote|spoke|chose|froze|shook|threw|flew|grew|knew|drew|blew|"
+    r"began|sang|rang|swam|drank|sank|stank|stung|swung|hung|caught|taught|brought|thought|fought|"
+    r"sought|wore|tore|swore|hid|dug|stuck|struck|sat|stood|paid|said|heard|"
+    r"held|gave|forgave|became|overslept|\w{3,}ed|yesterday|ago|last (?:night|week|month|year|"
+    r"summer|winter|spring|autumn|weekend|time|" + _WEEKDAY + r")|back in \d{4})\b", _I)
 _AHEAD_EN = re.compile(
     r"\b(?:will|shall|going to|gonna|need to|have to|has to|must|should|remind|tomorrow|tonight|"
     r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are)\b|'ll\b|'m\b|'re\b|"
@@ -317,12 +381,15 @@ def classify_sentence(sentence: str) -> str | None:
     if not style and (is_filler(sentence) or is_task_request(sentence)):
         return None  # social talk, a sign-off, a bare plan; a task done in the conversation
     preference = style or bool(_PREFERENCE.search(sentence))
+    if is_retraction(sentence):
+        return None  # "It's not the Perkins I thought.": takes back a value, gives none
     if _QUESTION.search(sentence) and not (
-            style or _ASKED_PREFERENCE.search(sentence) or re.match(r"\s*please\b", sentence, _I)):
+            style or _ASKED_PREFERENCE.search(sentence) or re.match(r"\s*please\b", sentence, _I)
+            or _KEEPING_REQUEST.search(sentence)):
         return None  # a question asks for an answer, unless it asks for a way of answering
     narrative = is_narrative(sentence) and not _MILESTONE.search(sentence)
     named = has_name(sentence)
-    identity = bool(_IDENTITY.search(sentence) or _HEALTH.search(sentence) or _SELF_NAME.search(sentence))
+    identity = bool(_IDENTITY.search(sentence) or _HEALTH.search(sentence) or is_self_introduction(sentence))
     starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
     dated = bool(_DATE.search(sentence))
     relative = _RELATIVE.search(sentence)
@@ -331,10 +398,13 @@ def classify_sentence(sentence: str) -> str | None:
         relative = None  # "I booked the hall this morning, ref 48-K": done, not a reminder
     if relative and is_anecdote_of_today(sentence):
         relative = None  # "The dog barked all morning": the day's news, over when it is told
+    standing = bool(_STANDING_REMINDER.search(sentence))
     near_term = (
-        not narrative and not starting
+        not narrative and not starting and not standing
         and bool(relative or (_DUE.search(sentence) and not dated))
     )
+    year_story = is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (
+        _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
     durable = (
         preference
         or bool(_CONSTRAINT.search(sentence))
@@ -344,14 +414,15 @@ def classify_sentence(sentence: str) -> str | None:
         or bool(_IDENTIFIER.search(sentence))
         or dated
         or bool(_RECURRING.search(sentence))
-        or (bool(_NUMBER.search(sentence)) and _long_enough(sentence))
+        or (bool(_NUMBER.search(sentence)) and _long_enough(sentence) and not year_story)
+        or standing or is_note_fragment(sentence) or bool(_VENUE.search(sentence) and has_name(sentence))
         or (named and not narrative and bool(_FIRST_PERSON.search(sentence)) and _long_enough(sentence))
         or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
     )
     decisive = identity or near_term or durable
     if (
         _CORRECTION_STRONG.search(sentence)
-        or ((decisive or named) and _CORRECTION_CHANGE.search(sentence))
+        or ((decisive or named) and (_CORRECTION_CHANGE.search(sentence) or _OUT_OF_SERVICE.search(sentence)))
         or (decisive and (_CORRECTION_WEAK.search(sentence) or _ADMISSION.search(sentence) or starting))
     ):
         return "correction" if (decisive or named or _long_enough(sentence)) else None
@@ -362,6 +433,27 @@ def classify_sentence(sentence: str) -> str | None:
     if durable:
         return "durable"
     return None
+
+
+def fact_part(sentence: str) -> str:
+    """The part of a sentence that is judged and kept (pure): without the clauses that tell a
+    password (:func:`nanomem.engines.offline.shapes.without_secret`: a secret is never kept),
+    and, for a question the rules drop, the statement its tag follows ("I'm vegan, is that a
+    problem?" keeps "I'm vegan"). Every word kept is the speaker's, in their order.
+
+    >>> fact_part("I'm coeliac, is that a problem for the caterers?")
+    "I'm coeliac"
+    >>> fact_part("The vault PIN is 88X-31Q, and the key is under the mat")
+    'the key is under the mat'
+    """
+    rest = without_secret(sentence)
+    if rest is not None:
+        return rest
+    if _QUESTION.search(sentence) and classify_sentence(sentence) is None:
+        lead = statement_before_question(sentence)
+        if lead and not _CONDITIONAL.search(lead) and classify_sentence(lead) == "permanent":
+            return lead  # who the person is, said before asking something
+    return sentence
 
 
 def announces_change(sentence: str) -> bool:
@@ -375,7 +467,7 @@ def announces_change(sentence: str) -> bool:
     if len(sentence) > MAX_FACT_CHARS or _QUESTION.search(sentence):
         return False
     return bool(_CORRECTION_STRONG.search(sentence) or _CORRECTION_WEAK.search(sentence)
-                or _ADMISSION.search(sentence))
+                or _ADMISSION.search(sentence) or _MOVED_ME.search(sentence) or is_retraction(sentence))
 
 
 def is_style_request(sentence: str) -> bool:
@@ -400,7 +492,7 @@ def is_self_introduction(sentence: str) -> bool:
     >>> is_self_introduction("Hi, Rosa Lind here."), is_self_introduction("The plumber here is slow.")
     (True, False)
     """
-    return bool(_SELF_NAME.search(sentence))
+    return bool(_SELF_NAME.search(sentence)) or is_self_named(sentence)
 
 
 def is_task_request(sentence: str) -> bool:

@@ -58,6 +58,10 @@ _ATTRIBUTES_EN = {
     "venue": r"venue|location|held",
     "guests": r"guests|attendees|headcount|people|seats",
     "version": r"version|release",
+    # round 5: a dose, where someone lives, who carries the parcels
+    "dose": r"dose|doses|dosage|units|mg|ml|tablets?|pills?|jabs?|injections?",
+    "home": r"home|flat|house|apartment|flatshare|lives|live|living",
+    "courier": r"courier|couriers|carrier|shipping|delivery|deliveries|parcel service",
     "role": r"supervisor|manager|boss|landlord|doctor|dentist|accountant|lawyer|teacher|coach|reader|"
             r"advisor|adviser|tutor|mentor|vet|therapist|contact|examiner",
 }
@@ -69,7 +73,8 @@ _ATTRIBUTES_ZH = {
     "address": r"地址", "phone": r"电话|手机号", "close": r"关门|打烊", "open": r"开门|营业",
     "start": r"开始|开学|开工|上线", "departure": r"出发|动身|启程", "arrival": r"到达|抵达",
     "trip": r"去" + HAN_CLASS + r"{2,4}(?:玩|旅游|旅行|度假|出差)|改去|目的地|旅行|旅游|度假",
-    "venue": r"地点|场地", "assignee": r"交给|外包给|委托给|外包",
+    "venue": r"地点|场地", "courier": r"快递|物流|货运", "dose": r"剂量|用量|毫克",
+    "home": r"我家|住在|住的|房子|新家", "assignee": r"交给|外包给|委托给|外包",
 }
 _ATTRIBUTE_RX = {
     key: re.compile(r"\b(?:" + words + r")\b", _I) for key, words in _ATTRIBUTES_EN.items()
@@ -120,6 +125,12 @@ _FROM_TO = re.compile(r"\s+from\s+(?P<old>" + _VAL + r")(?=\s+(?:up |down |all t
 _ARROW = re.compile(r"(?P<old>" + _VAL + r")\s*(?:→|->|=>|⇒)\s*(?=" + _VAL + r")", _I)
 _REPLACED = re.compile(
     r"\b(?P<subj>(?-i:We|I|we))(?:'ve| have)? replaced (?P<old>(?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)?) with ", _I)
+# Round 5: the old value named as out of service beside the new one ("I'm on D22 now, B14 is being
+# dredged", "…, because the Old Mill is being rebuilt"): the clause says why, and names the old value.
+_OUT_OF_SERVICE = re.compile(
+    r"\s*[,;]\s*(?:(?:because|as|since|while|and)\s+)?(?:the\s+)?"
+    r"(?P<old>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*){0,3})\s+(?:is|are)\s+(?:being|getting)\s+\w+"
+    r"(?:\s+(?:out|up|over|down))?(?=\s*[,;.!?]|$)", _I)
 _ZH_EARLIER = re.compile(
     r"(?:我)?(?:之前|以前|原来|本来|先前|上次)(?:说|讲|定|报|写)?(?:的|是|为|成)*\s*"
     r"(?P<old>[^，,。；;！？\s]{1,12}?)\s*[，,](?=[^。！？]*?(?:涨|降|改|换|调|变|提高|推迟|提前|定在|定为))")
@@ -133,7 +144,7 @@ def old_value(correction: str) -> str | None:
     >>> old_value("Gate B-12 → B-19."), old_value("The fee is 55 euros now.") is None
     ('B-12', True)
     """
-    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER):
+    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE):
         found = rx.search(correction)
         if found:
             return found.group("old").strip()
@@ -151,7 +162,7 @@ def drop_old_value(correction: str) -> str:
     '学费下学期起涨到3500了。'
     """
     correction = _REPLACED.sub(r"\g<subj> now have ", correction, count=1)
-    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER):
+    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE):
         correction = rx.sub("", correction, count=1)
     return correction
 
@@ -255,8 +266,8 @@ def same_slot(correction: str, line: str) -> bool:
     new, old = values_of(correction), values_of(line)
     if any(new[kind] - old[kind] and old[kind] for kind in new if kind != "name"):
         return True
-    if new["name"] - old["name"] and old["name"] and "role" in attributes_of(correction) & attributes_of(line):
-        return True  # "my supervisor is now Dr. Lee" for "my supervisor is Dr. Park"
+    if new["name"] - old["name"] and old["name"] and {"role", "home", "venue"} & attributes_of(correction) & attributes_of(line):
+        return True  # "my supervisor is now Dr. Lee" for "my supervisor is Dr. Park"; a new street
     return bool(HAN_CHAR.search(correction) and HAN_CHAR.search(line))
 
 

@@ -1,0 +1,186 @@
+"""Sentence shapes the consolidator's keyword rules misjudge, told by structure (pure).
+
+The trigger words of :mod:`nanomem.engines.offline.extract` assume a full sentence with a
+subject and a verb. A terse speaker writes notes; a chatty one hangs a question on a statement.
+Each function here tells one shape by closed word classes and punctuation, never by a phrase:
+
+- :func:`is_note_fragment`: a verbless note that opens with a name and describes it after a
+  comma ("Bosun, springer spaniel, nine.", "Dr Hale, at the Leith practice.");
+- :func:`is_bare_name` and :func:`is_greeting`: a message that opens with a greeting and then
+  only a full name ("Evening. Rhona Calloway.") introduces the speaker;
+- :func:`is_retraction`: a pronoun, ``not`` and what the speaker had thought or said ("It's not
+  the Perkins I thought."): it takes back an old value and gives no new one;
+- :func:`is_year_anecdote`: a past event dated only by a past year ("In 2003 we rowed …"); the
+  year is when it happened, not a value to keep;
+- :func:`without_secret`: a sentence that tells a password or a placeholder for one, without the
+  clauses that carry it; what is left is judged on its own (usually nothing);
+- :func:`statement_before_question`: the statement that a question tag follows ("我是苗族，
+  你觉得呢？", "I'm vegan, is that a problem?").
+
+>>> is_note_fragment("Bosun, springer spaniel, nine."), is_note_fragment("Right, tide's turning.")
+(True, False)
+>>> is_retraction("That's not the date I said."), is_retraction("It's not far.")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import re
+
+from nanomem.text.filler import PLACEHOLDER, SOCIAL_WORDS, filler_kind
+from nanomem.vocab import COMMON_WORDS, MONTHS, WEEKDAYS
+
+_I = re.IGNORECASE
+_TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Capt|Sir|Dame)\.?"
+_NAME_WORD = r"[A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?"
+# A subject pronoun or a finite verb of the closed class: a sentence with one is not a note.
+_FINITE = re.compile(
+    r"\b(?:I|you|he|she|it|we|they|is|are|was|were|am|be|been|being|has|have|had|do|does|did|"
+    r"will|would|can|could|shall|should|may|might|must|says|said|thinks|thought|wants|needs|lives|"
+    r"works|goes|went|gets|got|let's)\b|['’](?:s|re|m|ll|ve|d)\b|n['’]t\b|\b\w{3,}ed\b",
+    _I)
+_HEAD = re.compile(r"^\s*((?:" + _TITLE + r" )?" + _NAME_WORD + r"(?: " + _NAME_WORD + r"){0,2})\s*,\s*\S")
+_NOT_NAMES = (frozenset(w.casefold() for w in (*WEEKDAYS, *MONTHS)) | COMMON_WORDS | SOCIAL_WORDS
+              | frozenset("ugh ha hah hmm well anyway also still cheers ta".split()))
+_BARE_NAME = re.compile(r"^\s*(?:" + _TITLE + r" )?(" + _NAME_WORD + r"(?: " + _NAME_WORD + r"){1,2})\s*[.!]?\s*$")
+_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|morning|good morning|afternoon|good afternoon|evening|good evening|"
+    r"greetings|howdy)(?:\s+(?:there|all|again))?\W*$", _I)
+_RETRACTION = re.compile(
+    r"^\W*(?:(?:oh|no|so|well|ok|okay)\W+)*(?:it|that|this|he|she|they)"
+    r"(?:['’](?:s|re)\s+not|\s+(?:is|are|was|were)(?:\s+not|n['’]t))\s+(?:the |a |an |my |our |his |her |their )?(?:\S+ ){1,3}?"
+    r"(?:I|we) (?:thought|said|told you|mentioned|assumed|wrote|had)\b", _I)
+_PAST_YEAR = re.compile(r"\b(?:in|back in|during|around)\s+(?:19|20)\d{2}\b", _I)
+_SECRET_WORD = re.compile(r"\b(?:password|passcode|passphrase|pin(?: code)?)\b|密码|口令", _I)
+_SECRET_TOKEN = re.compile(r"(?<!\S)(?=\S*[A-Za-z])(?=\S*(?:\d|[!#$%&*@^~]))[^\s,，。]{6,}")
+_CLAUSE = re.compile(r"\s*(?:[,;:，；：]|\band\b|\bbut\b)\s*", _I)
+_QUESTION_OPENER = re.compile(
+    r"^\W*(?:(?:so|and|but|also|oh|ok|okay)\W+)?(?:do|does|did|is|are|was|were|am|can|could|would|will|"
+    r"should|shall|may|might|have|has|what|where|when|who|whom|whose|why|how|which)\b", _I)
+_QUESTION_ZH = re.compile(r"吗|呢|么|是不是|能不能|可不可以|要不要|有没有|怎么|什么|为什么|哪|谁|多少|几")
+
+
+def is_note_fragment(sentence: str) -> bool:
+    """Whether a sentence is a verbless note about a name: a name (1-3 capitalised words, a
+    title allowed) opens it, a comma follows with what it is or where, and no subject pronoun or
+    finite verb of the closed class appears ("Morwenna, in Bristol.", "Dr Hale, at the Leith
+    practice."). Social talk ("Thanks, Mel.") is filler and not a note.
+
+    >>> is_note_fragment("Dr Hale, at the Leith practice."), is_note_fragment("Thanks, Mel.")
+    (True, False)
+    >>> is_note_fragment("Monday, as usual."), is_note_fragment("Ines, she works nights.")
+    (False, False)
+    """
+    found = _HEAD.match(sentence)
+    if not found or _FINITE.search(sentence) or filler_kind(sentence):
+        return False
+    words = re.sub(r"^" + _TITLE + r" ", "", found.group(1)).split()
+    return not any(word.casefold() in _NOT_NAMES for word in words)
+
+
+def is_bare_name(sentence: str) -> bool:
+    """Whether a sentence is nothing but a full name (two or three capitalised words).
+
+    >>> is_bare_name("Rhona Calloway."), is_bare_name("Good Friday."), is_bare_name("Rhona.")
+    (True, False, False)
+    """
+    found = _BARE_NAME.match(sentence)
+    return found is not None and not any(w.casefold() in _NOT_NAMES for w in found.group(1).split())
+
+
+def is_greeting(sentence: str) -> bool:
+    """Whether a sentence is only a greeting ("Morning.", "Hi there!").
+
+    >>> is_greeting("Evening."), is_greeting("Evening class is at six.")
+    (True, False)
+    """
+    return bool(_GREETING.match(sentence))
+
+
+def is_self_named(text: str) -> bool:
+    """Whether a text is a greeting followed by nothing but a full name ("Morning. Rhona
+    Calloway."): the speaker introducing themselves.
+
+    >>> is_self_named("Morning. Rhona Calloway."), is_self_named("Morning. Good Friday.")
+    (True, False)
+    """
+    first, _, rest = text.partition(" ")
+    while rest and not re.search(r"[.!,]$", first):
+        head, _, rest = rest.partition(" ")
+        first = f"{first} {head}"
+    return bool(rest) and is_greeting(first) and is_bare_name(rest)
+
+
+def is_retraction(sentence: str) -> bool:
+    """Whether a sentence takes back an old value without giving a new one: a pronoun, then
+    ``not``, then what the speaker thought or said ("It isn't the blue one I mentioned.").
+
+    >>> is_retraction("It isn't the blue one I mentioned."), is_retraction("It's not what I want.")
+    (True, False)
+    """
+    return bool(_RETRACTION.match(sentence))
+
+
+def is_year_anecdote(sentence: str, narrative: bool) -> bool:
+    """Whether the only number of a sentence told in the past is the past year it happened in:
+    ``narrative`` says whether the sentence without that year only tells the past (the caller's
+    rule). "Back in 2011 a swan chased me off the towpath." is an anecdote, not a value.
+
+    >>> is_year_anecdote("In 2003 we rowed across the loch.", True)
+    True
+    >>> is_year_anecdote("In 2003 we rowed 14 miles.", True), is_year_anecdote("I was born in 1961.", False)
+    (False, False)
+    """
+    if not _PAST_YEAR.search(sentence):
+        return False
+    return narrative and not re.search(r"\d", _PAST_YEAR.sub(" ", sentence))
+
+
+def without_year(sentence: str) -> str:
+    """``sentence`` with its past years ("in 1994") set aside, for the past-tense test."""
+    return _PAST_YEAR.sub(" ", sentence)
+
+
+def without_secret(sentence: str) -> str | None:
+    """The sentence without the clauses that tell a password (a ``[REDACTED:…]`` placeholder, a
+    password word, or a value with letters and digits or symbols in a sentence that names a
+    password), or None when it tells none. The caller judges what is left; a secret is never
+    a fact to keep.
+
+    >>> without_secret("I pasted my bank password by mistake, it's Gr33nFinch!")
+    ''
+    >>> without_secret("My PIN is [REDACTED:password] and the safe is in the attic")
+    'the safe is in the attic'
+    >>> without_secret("The gate code is 4417") is None
+    True
+    """
+    if not (PLACEHOLDER.search(sentence) or _SECRET_WORD.search(sentence)):
+        return None
+    if not (PLACEHOLDER.search(sentence) or _SECRET_TOKEN.search(sentence)):
+        return None
+    clauses = [c for c in _CLAUSE.split(sentence) if c and c.strip()]
+    kept = [c for c in clauses
+            if not (PLACEHOLDER.search(c) or _SECRET_WORD.search(c) or _SECRET_TOKEN.search(c))]
+    return ", ".join(c.strip() for c in kept)
+
+
+def statement_before_question(sentence: str) -> str | None:
+    """The statement a question tag follows, or None: the clauses before the last comma of a
+    question, when they do not ask themselves ("I'm vegan, is that a problem?" → "I'm vegan").
+
+    >>> statement_before_question("I'm vegan, is that a problem?")
+    "I'm vegan"
+    >>> statement_before_question("Do I need a visa, or is my passport enough?") is None
+    True
+    >>> statement_before_question("我是苗族，下个月想办个专场，你觉得呢？")
+    '我是苗族，下个月想办个专场'
+    """
+    if not re.search(r"[?？]\s*$", sentence):
+        return None
+    cut = max(sentence.rfind(","), sentence.rfind("，"))
+    if cut <= 0:
+        return None
+    lead = sentence[:cut].strip()
+    if not lead or _QUESTION_OPENER.match(lead) or _QUESTION_ZH.search(lead) or "?" in lead or "？" in lead:
+        return None
+    return lead
