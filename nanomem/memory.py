@@ -60,7 +60,7 @@ from nanomem.store.archive import Archive
 from nanomem.store.history import History
 from nanomem.search.index import SearchIndex
 from nanomem.search.rank import Hit
-from nanomem.search.recall import RECALL_HITS, check_search_args, plan_recall
+from nanomem.search.recall import check_search_args, plan_recall, plan_recall_k
 from nanomem.search.vectors import Embedder
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
 from nanomem.store.memfiles import redact_memory_files, try_lock_memory
@@ -534,7 +534,7 @@ class Memory:
         if query is None or not query.strip():
             return render_context_memo(files, caps, budget_tokens, pending=pending, skip=skip)
         try:
-            hits = self.index.search(query, k=max(RECALL_HITS, budget_tokens // 40), collapse=False)
+            hits = self.index.search(query, k=plan_recall_k(budget_tokens), collapse=False)
         except NanomemError as exc:
             log.warning("context: recall skipped: %s", exc)
             hits = []

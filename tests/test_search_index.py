@@ -56,7 +56,8 @@ def test_search_finds_archive_history_and_file_lines(mem: Memory) -> None:
 
 
 def test_search_ranks_a_memory_file_line_and_a_pinned_line_first(mem: Memory) -> None:
-    _say(mem, ["my cat is called Miso"] * 1 + ["the cat Miso sleeps"])
+    # Three turns apart: neighbours share relevance (nanomem.search.window), lone turns do not.
+    _say(mem, ["my cat is called Miso", "a", "b", "c", "the cat Miso sleeps"])
     mem.workspace.user.write_text("# User\n- Cat: Miso <!-- pin -->\n", "utf-8")
     mem.workspace.memory_md.write_text("# Memory\n- Miso the cat needs a vet visit\n", "utf-8")
 
@@ -209,7 +210,8 @@ def test_index_notices_a_rewritten_archive_segment(mem: Memory, caplog: pytest.L
 
     with caplog.at_level(logging.WARNING):
         assert mem.search("bravo") == []
-    assert [h.text for h in mem.search("charlie")] == ["charlie three"]
+    # "alpha one" comes along as the turn next to it (nanomem.search.window); "bravo two" is gone
+    assert [h.text for h in mem.search("charlie")] == ["charlie three", "alpha one"]
     assert "was rewritten" in caplog.text
 
 

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from nanomem.errors import NanomemError, ProviderError
-from nanomem.search import terms, vectors
+from nanomem.search import terms, vectors, window
+from nanomem.search.collapse import plan_collapse
 from nanomem.search.rank import SOURCES, Hit, fuse_ranks, parse_day, score_hit
 from nanomem.store.archive import Archive, read_records
 from nanomem.store.history import History
@@ -47,7 +48,7 @@ from nanomem.text.redact import redact_for_model
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 CANDIDATES = 200  # BM25 candidates fetched before the boosts and the recency prior re-rank
 NEAR_CHARS = 300  # how much of the previous turn of the session an archived turn is indexed with
 # Column weights of bm25(): the text, its CJK pairs, the source tags (never matched), the
@@ -63,14 +64,15 @@ CREATE TABLE docs(
     rowid INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
     path TEXT, line INTEGER, cursor INTEGER, session_key TEXT, role TEXT, name TEXT,
     said_at TEXT NOT NULL, day REAL, pinned INTEGER NOT NULL, body TEXT NOT NULL,
-    near TEXT NOT NULL);
+    near TEXT NOT NULL, seq INTEGER);
 CREATE INDEX docs_by_path ON docs(source, path);
+CREATE INDEX docs_by_turn ON docs(session_key, seq);
 CREATE TABLE marks(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, content='',
     tokenize='porter unicode61 remove_diacritics 2');
 """
 _COLUMNS = ("uid, source, path, line, cursor, session_key, role, name, said_at, day, pinned, body, "
-            "near")
+            "near, seq")
 
 
 @dataclass(frozen=True)
@@ -89,11 +91,12 @@ class Doc:
     name: str | None = None
     pinned: bool = False
     near: str = ""
+    seq: int | None = None  # an archived turn's position in its session (archive order)
 
     def row(self) -> tuple[Any, ...]:
         return (self.uid, self.source, self.path, self.line, self.cursor, self.session_key,
                 self.role, self.name, self.said_at, parse_day(self.said_at), int(self.pinned),
-                self.body, self.near)
+                self.body, self.near, self.seq)
 
 
 @dataclass(frozen=True)
@@ -137,45 +140,6 @@ def plan_file_docs(rel: str, text: str, skip: frozenset[str] = frozenset()) -> l
         uid = f"f:{digest}" + (f".{seen[digest]}" if seen[digest] > 1 else "")
         docs.append(Doc(uid, "file", line, path=rel, line=number, pinned=is_pinned(stripped)))
     return docs
-
-
-def plan_collapse(hits: Sequence[Hit]) -> list[Hit]:
-    """Fold a memory-file line or history entry into the archived turn it was copied from
-    (pure): when every fact line of it is found word for word in one of the archived turns
-    among ``hits``, that turn, which also says when and by whom, takes its place, with the
-    better of the two scores. ``hits`` is best first; so is the result.
-
-    >>> turn = Hit("a:1", "archive", "Oh yes! I ran my first 5k, 31 minutes.", 1.0, "2026-05-08 10:00")
-    >>> line = Hit("f:1", "file", "- I ran my first 5k <!-- permanent -->", 3.0, path="USER.md")
-    >>> [(h.id, h.score) for h in plan_collapse([line, turn])]
-    [('a:1', 3.0)]
-    """
-    turns = [(hit, _core(hit.text)) for hit in hits if hit.source == "archive"]
-    best: dict[str, float] = {}
-    folded: set[str] = set()
-    for hit in hits:
-        if hit.source == "archive":
-            continue
-        facts = [_core(line) for line in hit.text.split("\n") if _core(line)]
-        for turn, text in turns:
-            if facts and all(fact in text for fact in facts):
-                best[turn.id] = max(best.get(turn.id, turn.score), hit.score)
-                folded.add(hit.id)
-                break
-    out = [dataclasses.replace(h, score=best[h.id]) if h.id in best else h
-           for h in hits if h.id not in folded]
-    out.sort(key=lambda h: (-h.score, h.id))
-    return out
-
-
-_FACT_MARK = re.compile(r"^\s*(?:[-*]\s*)?(?:\[[a-z]+\]\s*)?")
-_COMMENTS = re.compile(r"<!--.*?-->|\(said \d{4}-\d{2}-\d{2}\)")
-
-
-def _core(text: str) -> str:
-    """A fact's words for containment: list mark, ``[mark]``, machine comments dropped."""
-    text = _COMMENTS.sub(" ", _FACT_MARK.sub("", text))
-    return " ".join(terms.normalise(text).split()).strip(" .!?,;:")
 
 
 class SearchIndex:
@@ -384,11 +348,13 @@ class SearchIndex:
             batch: list[Doc] = []
             for end, record in read_records(path, offset):
                 near = marks.get(f"near:{record.session_key}", "")
+                seq = int(marks.get(f"seq:{record.session_key}", "0") or 0)
                 batch.append(Doc(f"a:{record.id}", "archive", record.text, said_at=record.said_at,
                                  path=path.name, session_key=record.session_key,
-                                 role=record.role, name=record.name, near=near))
+                                 role=record.role, name=record.name, near=near, seq=seq))
                 marks[f"near:{record.session_key}"] = record.text[-NEAR_CHARS:]
-                moved.add(f"near:{record.session_key}")
+                marks[f"seq:{record.session_key}"] = str(seq + 1)
+                moved.update((f"near:{record.session_key}", f"seq:{record.session_key}"))
                 if len(batch) >= 2000:
                     added += self._insert(db, batch)
                     batch = []
@@ -418,7 +384,7 @@ class SearchIndex:
             fresh.append((rowid, *row))
             fts_rows.append((rowid, *render_fts_row(row[1], bool(row[10]), row[11], row[7], row[12])))
         db.executemany(f"INSERT INTO docs(rowid, {_COLUMNS}) VALUES "
-                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
+                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
         db.executemany("INSERT INTO fts(rowid, latin, cjk, src, who, nlatin, ncjk) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)", fts_rows)
         return len(fresh)
@@ -499,14 +465,18 @@ class SearchIndex:
                 args = (expression, limit)
             for rowid, score in db.execute(sql, args):
                 relevance[rowid] = score
+        where = "d.source IN (" + ",".join("?" * len(sources)) + ")"
+        wargs: tuple[Any, ...] = tuple(sources)
+        if dated:
+            where += " AND d.source != 'file' AND d.said_at >= ? AND d.said_at <= ?"
+            wargs += (since or "", (until or "9999") + "\uffff")
+        if "archive" in sources:  # a turn shares its relevance with its session window
+            relevance = window.read_window(db, relevance, where, wargs)
         if dense is not None:  # reciprocal-rank fusion of the BM25 and the vector rankings
-            where = "d.source IN (" + ",".join("?" * len(sources)) + ")"
-            wargs: tuple[Any, ...] = tuple(sources)
-            if dated:
-                where += " AND d.source != 'file' AND d.said_at >= ? AND d.said_at <= ?"
-                wargs += (since or "", (until or "9999") + "\uffff")
             bm25 = sorted(relevance, key=lambda rowid: -relevance[rowid])
-            relevance = fuse_ranks([bm25, vectors.read_ranking(db, dense, limit, where, wargs)])
+            # The vectors vote for their k nearest only: in an index smaller than the candidate
+            # depth every document is "near", and every BM25 hit would win the fusion bonus.
+            relevance = fuse_ranks([bm25, vectors.read_ranking(db, dense, k, where, wargs)])
         return self._rank(db, relevance, k, collapse)
 
     @staticmethod
@@ -518,7 +488,7 @@ class SearchIndex:
         newest = float(newest_mark[0]) if newest_mark and newest_mark[0] else None
         hits: list[Hit] = []
         for row in _fetch_docs(db, list(relevance)):
-            rowid, uid, source, path, line, cursor, key, role, name, said, day, pinned, body, _ = row
+            rowid, uid, source, path, line, cursor, key, role, name, said, day, pinned, body = row[:13]
             score = score_hit(relevance[rowid], source=source, pinned=bool(pinned), day=day,
                               newest_day=newest)
             hits.append(Hit(uid, source, body, score, timestamp=said, path=path, line=line,

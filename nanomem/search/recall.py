@@ -17,6 +17,7 @@ from nanomem.search.terms import plan_words
 from nanomem.text.context import RecalledTurn, render_snippet
 
 RECALL_HITS = 24  # hits a query-aware context() asks the index for, at the least
+TOKENS_PER_HIT = 20  # ... and one more per this many tokens of budget (turns are short)
 _DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2})?$")
 
 
@@ -34,6 +35,16 @@ def check_search_args(query: object, *, k: object, since: object = None, until: 
         if value is not None and not _DAY.match(str(value)):
             raise ValueError(f"search {label} {value!r} is not a date; use YYYY-MM-DD "
                              "or 'YYYY-MM-DD HH:MM'")
+
+
+def plan_recall_k(budget_tokens: int) -> int:
+    """How many hits a query-aware ``context(budget_tokens, query=)`` asks the index for: enough
+    short turns to fill the budget, so the block is not cut short by running out of hits.
+
+    >>> plan_recall_k(1000), plan_recall_k(2000)
+    (50, 100)
+    """
+    return max(RECALL_HITS, budget_tokens // TOKENS_PER_HIT)
 
 
 def plan_recall(hits: Sequence[Hit], query: str, *, dream_cursor: int

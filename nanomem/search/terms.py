@@ -40,7 +40,8 @@ STOP_WORDS = frozenset(
     ourselves out over own same she should so some such than that the their theirs them
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves
-    tell know remember said say says mention mentioned ever""".split()
+    tell know remember said say says mention mentioned ever
+    s t d ll m re ve""".split()
 )
 
 
