@@ -212,3 +212,43 @@ def test_offline_dream_correction_finds_where_the_person_lives_by_a_new_street(s
     assert result.status == "committed" and result.refused == ()
     assert "Mill Lane" not in setup.read("USER.md") + setup.read("memory/MEMORY.md")
     assert "- We're in a new flat on Bath Street, still in Leith.\n" in setup.read("USER.md")
+
+
+@pytest.mark.parametrize("sentence", [
+    "The board voted to raise the membership fee to 45 pounds.",
+    "We're going to move the stand-up to 09:30 for the winter.",
+    "教练说长跑配速加快到每公里6分钟。",
+    "我改签了明早的航班，下午到。",
+])
+def test_classify_sentence_reads_every_form_of_a_verb_of_change_as_a_correction(sentence: str) -> None:
+    assert classify_sentence(sentence) == "correction"
+
+
+@pytest.mark.parametrize(
+    ("old", "correction", "new"),
+    [
+        ("- My desk is D-14 on the third floor\n", "Post now goes to desk F-02, I've changed teams.",
+         "- Post now goes to desk F-02, I've changed teams.\n"),
+        ("- A bag of feed costs £11.90\n", "A bag of feed is £12.40 now, not £11.90.",
+         "- A bag of feed is £12.40 now.\n"),
+    ],
+)
+def test_offline_dream_correction_finds_a_place_and_drops_a_negated_decimal_whole(
+    setup: Setup, old: str, correction: str, new: str,
+) -> None:
+    setup.write("memory/MEMORY.md", MEMORY + old + "- Gym on Fridays\n")
+    setup.store.commit_manual_if_dirty()
+    setup.history.append(f"- [correction] {correction}")
+    result = setup.dream(OfflineEngine())
+    assert result.status == "committed" and result.refused == ()
+    assert setup.read("memory/MEMORY.md") == MEMORY + new + "- Gym on Fridays\n"
+
+
+def test_offline_dream_chinese_correction_without_an_amount_leaves_a_line_about_an_amount(setup: Setup) -> None:
+    setup.write("memory/MEMORY.md", MEMORY + "- 年会总预算是8000元，含场地和酒店。\n")
+    setup.store.commit_manual_if_dirty()
+    setup.history.append("- [correction] 我改订了江景酒店。")
+    result = setup.dream(OfflineEngine())
+    assert result.status == "committed"
+    assert "- 年会总预算是8000元，含场地和酒店。\n" in setup.read("memory/MEMORY.md")
+    assert "江景酒店" in setup.read("USER.md") + setup.read("memory/MEMORY.md")

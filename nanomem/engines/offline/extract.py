@@ -49,7 +49,8 @@ _CORRECTION_STRONG = _rx(
     # admitting a mistake, and "X is Y, not Z"
     r"\b(?:is|are|was|were|'s|'re)\b[^!?]{1,60},\s*not\s+(?:what\b|as\b|(?-i:[A-Z])|\d|[$€£¥])",
     r"更正", r"改成", r"改为", r"搬到", r"搬去", r"搬家", r"不再", r"换成",
-    r"(?:提高|提升|增加|降低|降|减少|调整|推迟|延期|延到|提前|改)(?:到|为|成|至)", r"改(?:去|在|用)",
+    r"(?:提高|提升|增加|降低|降|减少|调整|推迟|延期|延到|提前|改|放慢|加快|缩短|延长|放宽|收紧)(?:到|为|成|至)",
+    r"改(?:去|在|用|订|签|约)",
     r"换(?:到|去|用)", r"不是[^，。！？]{1,12}而是",
     r"涨(?:到|为|至|成)", r"改期", r"以后[^，。！？]{0,10}?(?:都|全)?交给",
     # a changed person: "we replaced Ada with Bo", "the new accountant is Lena Ruiz"
@@ -73,7 +74,10 @@ _ADMISSION = _rx(
 _CORRECTION_CHANGE = _rx(
     r"\b(?:changed|raised|lowered|increased|decreased|reduced|cut|bumped|moved|pushed|postponed|"
     r"rescheduled|updated|extended|shortened|switched|upgraded|downgraded|renamed|relocated|"
-    r"put (?:\w+ ){0,3}(?:up|down)|went (?:up|down)|rose|fell|jumped|dropped|climbed|hiked)\b"
+    r"put (?:\w+ ){0,3}(?:up|down)|went (?:up|down)|rose|fell|jumped|dropped|climbed|hiked|"
+    # round 5 study: the other forms of the same verbs ("agreed to lower the mark to 58")
+    r"(?:to|will|'ll|going to) (?:change|raise|lower|increase|decrease|reduce|cut|move|push|postpone|"
+    r"reschedule|extend|shorten|switch|upgrade|downgrade|rename|relocate|bump))\b"
     r"[^.!?]{0,60}?\b(?:to|until)\b",
 )
 _CORRECTION_WEAK = _rx(

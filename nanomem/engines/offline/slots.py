@@ -62,6 +62,8 @@ _ATTRIBUTES_EN = {
     "dose": r"dose|doses|dosage|units|mg|ml|tablets?|pills?|jabs?|injections?",
     "home": r"home|flat|house|apartment|flatshare|lives|live|living",
     "courier": r"courier|couriers|carrier|shipping|delivery|deliveries|parcel service",
+    "place": r"room|classroom|office|desk|berth|mooring|bay|pitch|stall|locker|seat|gate|platform|ward|bed|"
+             r"pontoon|unit|studio|workshop",
     "role": r"supervisor|manager|boss|landlord|doctor|dentist|accountant|lawyer|teacher|coach|reader|"
             r"advisor|adviser|tutor|mentor|vet|therapist|contact|examiner",
 }
@@ -111,7 +113,7 @@ _CHANGE = re.compile(
     r"\b(?:to|until|now|instead|moved|changed|switched|pushed|raised|lowered|rescheduled|postponed|"
     r"new|is|are|will)\b|改|换|搬|推迟|提前|调整|变成|不再|现在|而是|是|交给|以后|涨|定在", _I)
 _NEGATED = re.compile(
-    r"\s*[,，]\s*(?:not(?! only)\b|不是|不去)(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s?|[^,;.!?，；。！？]){1,40}"
+    r"\s*[,，]\s*(?:not(?! only)\b|不是|不去)(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s?|\d[.,]\d|[^,;.!?，；。！？]){1,40}"
     r"(?=[,;.!?，；。！？]|$)", _I)
 _CLAUSE_SEP = re.compile(r"([,;:，；：]\s*|\s+(?:and|but|so)\s+)", _I)
 _CONJUNCTION = re.compile(r"^\s+(?:and|but|so)\s+$", _I)
@@ -268,7 +270,9 @@ def same_slot(correction: str, line: str) -> bool:
         return True
     if new["name"] - old["name"] and old["name"] and {"role", "home", "venue"} & attributes_of(correction) & attributes_of(line):
         return True  # "my supervisor is now Dr. Lee" for "my supervisor is Dr. Park"; a new street
-    return bool(HAN_CHAR.search(correction) and HAN_CHAR.search(line))
+    # Chinese texts that share an attribute match without values, unless the line holds an amount
+    # the correction does not touch (a budget that mentions the hotel is not the hotel booking)
+    return bool(HAN_CHAR.search(correction) and HAN_CHAR.search(line)) and not (old["number"] and not new["number"])
 
 
 def trim_correction(correction: str, replaced: str | None = None) -> str:
