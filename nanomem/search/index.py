@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import heapq
 import logging
 import os
 import re
@@ -48,7 +49,7 @@ from nanomem.text.redact import redact_for_model
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 CANDIDATES = 200  # BM25 candidates fetched before the boosts and the recency prior re-rank
 NEAR_CHARS = 300  # how much of the previous turn of the session an archived turn is indexed with
 # Column weights of bm25(): the text, its CJK pairs, the source tags (never matched), the
@@ -58,6 +59,7 @@ WEIGHTS = "1.0, 1.0, 0.0, 1.0, 0.3, 0.3"
 MATCHED = ("latin", "cjk", "who", "nlatin", "ncjk")
 COMMON_SHARE = 0.02  # a query term in more than 2 % of the documents (and over COMMON_FLOOR) ...
 COMMON_FLOOR = 1000  # ... is left out of the search, like a stop word
+COMMON_RECENT = 2000  # a query of common terms only ranks the newest this many documents it matches
 _TAIL_CHECK = 64
 _SCHEMA = """
 CREATE TABLE docs(
@@ -68,6 +70,8 @@ CREATE TABLE docs(
 CREATE INDEX docs_by_path ON docs(source, path);
 CREATE INDEX docs_by_turn ON docs(session_key, seq);
 CREATE TABLE marks(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE chunks(session_key TEXT NOT NULL, chunk TEXT NOT NULL, said_at TEXT NOT NULL,
+    PRIMARY KEY(session_key, chunk)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, content='',
     tokenize='porter unicode61 remove_diacritics 2');
 """
@@ -260,8 +264,8 @@ class SearchIndex:
             rebuilt = not marks
             stats = UpdateStats(
                 files=self._update_files(db, marks),
+                archive=self._update_archive(db, marks),  # first: history dates come from it
                 history=self._update_history(db, marks),
-                archive=self._update_archive(db, marks),
                 rebuilt=rebuilt,
             )
             if stats.history or stats.archive:
@@ -313,7 +317,8 @@ class SearchIndex:
             return 0
         added, top, batch = 0, done, []
         for entry in self.history.iter_entries(done):
-            batch.append(Doc(f"h:{entry.cursor}", "history", entry.content, said_at=entry.timestamp,
+            said = _read_chunk_said_at(db, entry.session_key, entry.chunk) or entry.timestamp
+            batch.append(Doc(f"h:{entry.cursor}", "history", entry.content, said_at=said,
                              cursor=entry.cursor, session_key=entry.session_key))
             top = max(top, entry.cursor)
             if len(batch) >= 2000:
@@ -326,6 +331,7 @@ class SearchIndex:
 
     def _update_archive(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
         added, moved = 0, set()
+        chunks: dict[tuple[str, str], str] = {}  # (session key, chunk) -> its last said-at time
         for path in self.archive.segments():
             name = f"archive:{path.name}"
             offset, check = _parse_offset_mark(marks.get(name))
@@ -352,6 +358,9 @@ class SearchIndex:
                 batch.append(Doc(f"a:{record.id}", "archive", record.text, said_at=record.said_at,
                                  path=path.name, session_key=record.session_key,
                                  role=record.role, name=record.name, near=near, seq=seq))
+                if record.chunk:
+                    place = (record.session_key, record.chunk)
+                    chunks[place] = max(chunks.get(place, ""), record.said_at)
                 marks[f"near:{record.session_key}"] = record.text[-NEAR_CHARS:]
                 marks[f"seq:{record.session_key}"] = str(seq + 1)
                 moved.update((f"near:{record.session_key}", f"seq:{record.session_key}"))
@@ -363,6 +372,8 @@ class SearchIndex:
                 _set_mark(db, name, f"{end}:{_tail_hash(path, end)}")
         for key in moved:
             _set_mark(db, key, marks[key])
+        db.executemany("INSERT INTO chunks VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET said_at = "
+                       "max(said_at, excluded.said_at)", [(*p, t) for p, t in chunks.items()])
         return added
 
     def _insert(self, db: sqlite3.Connection, docs: Iterable[Doc]) -> int:
@@ -411,7 +422,7 @@ class SearchIndex:
         wanted = tuple(sources) if sources else SOURCES
         self.update()
         dense = self._embed_query(query) if self.embedder is not None else None
-        return self._healthy(lambda db: self._search(db, self._match(db, query), k, since, until,
+        return self._healthy(lambda db: self._search(db, *self._match(db, query), k, since, until,
                                                       wanted, collapse, dense))
 
     def _embed_query(self, query: str) -> list[float] | None:
@@ -427,44 +438,48 @@ class SearchIndex:
             return None
 
     @staticmethod
-    def _match(db: sqlite3.Connection, query: str) -> str:
-        """The MATCH expression, without the terms so common that they act as stop words: a term
-        found in more than ``max(COMMON_SHARE × documents, COMMON_FLOOR)`` documents is left out
-        (unless every term is that common), which bounds the cost of a search in a big index
-        and changes nothing in a small one."""
+    def _match(db: sqlite3.Connection, query: str) -> tuple[str, bool]:
+        """The MATCH expression, and whether only the newest matches are to be ranked. A term
+        found in more than ``max(COMMON_SHARE × documents, COMMON_FLOOR)`` documents acts as a
+        stop word and is left out; when every term is that common, all are kept but only the
+        newest ``COMMON_RECENT`` documents they match are ranked. Both bound the cost of a
+        search in a big index and change nothing in a small one."""
         words = terms.plan_terms(query)
         total = db.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]
         cap = max(int(COMMON_SHARE * total), COMMON_FLOOR)
-        if total > cap and len(words) > 1:
+        rare = words
+        if total > cap:
             probe = f"SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT {cap + 1})"
             column = "{" + " ".join(MATCHED) + "} : "
             rare = [w for w in words if db.execute(probe, (column + w,)).fetchone()[0] <= cap]
-            words = rare or words
-        return "{" + " ".join(MATCHED) + "} : (" + " OR ".join(words) + ")"
+        return "{" + " ".join(MATCHED) + "} : (" + " OR ".join(rare or words) + ")", not rare
 
-    def _search(self, db: sqlite3.Connection, match: str, k: int, since: str | None,
+    def _search(self, db: sqlite3.Connection, match: str, newest: bool, k: int, since: str | None,
                 until: str | None, sources: tuple[str, ...], collapse: bool,
                 dense: list[float] | None = None) -> list[Hit]:
         if set(sources) != set(SOURCES):
             match += " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
         dated = since is not None or until is not None
         limit = max(CANDIDATES, 4 * k)
-        queries = [match]
+        queries = [(match, newest)]
         if "file" in sources and not dated:  # the few memory-file lines get their own candidates
-            queries.append(match + " AND src : srcfile")
+            queries.append((match + " AND src : srcfile", False))
         relevance: dict[int, float] = {}
-        for expression in queries:
+        for expression, recent in queries:
+            # Ranked by BM25 inside SQLite; or, for common terms only, the newest matches (FTS5
+            # walks them in rowid order and stops), ranked here.
+            order, count = ("1 DESC", COMMON_RECENT) if recent else ("2 DESC", limit)
             if dated:  # dated texts only (file lines have no date), filtered inside SQLite
                 sql = (f"SELECT f.rowid, -bm25(fts, {WEIGHTS}) FROM fts f JOIN docs d "
                        "ON d.rowid = f.rowid WHERE fts MATCH ? AND d.source != 'file' "
-                       "AND d.said_at >= ? AND d.said_at <= ? ORDER BY 2 DESC LIMIT ?")
-                args: tuple[Any, ...] = (expression, since or "", (until or "9999") + "\uffff", limit)
+                       f"AND d.said_at >= ? AND d.said_at <= ? ORDER BY {order} LIMIT ?")
+                args: tuple[Any, ...] = (expression, since or "", (until or "9999") + "\uffff", count)
             else:
                 sql = (f"SELECT rowid, -bm25(fts, {WEIGHTS}) FROM fts WHERE fts MATCH ? "
-                       "ORDER BY 2 DESC LIMIT ?")
-                args = (expression, limit)
-            for rowid, score in db.execute(sql, args):
-                relevance[rowid] = score
+                       f"ORDER BY {order} LIMIT ?")
+                args = (expression, count)
+            found = db.execute(sql, args).fetchall()
+            relevance.update(heapq.nlargest(limit, found, key=lambda row: row[1]) if recent else found)
         where = "d.source IN (" + ",".join("?" * len(sources)) + ")"
         wargs: tuple[Any, ...] = tuple(sources)
         if dated:
@@ -495,7 +510,7 @@ class SearchIndex:
                             cursor=cursor, session_key=key, role=role, name=name,
                             pinned=bool(pinned)))
         hits.sort(key=lambda h: (-h.score, h.id))
-        return plan_collapse(hits)[:k] if collapse else hits[:k]
+        return plan_collapse(hits[:max(4 * k, 32)])[:k] if collapse else hits[:k]
 
     def count(self) -> int:
         """Documents in the index."""
@@ -529,6 +544,17 @@ def _existing_uids(db: sqlite3.Connection, uids: list[str]) -> set[str]:
         marks = ",".join("?" * len(part))
         found.update(r[0] for r in db.execute(f"SELECT uid FROM docs WHERE uid IN ({marks})", part))
     return found
+
+
+def _read_chunk_said_at(db: sqlite3.Connection, session_key: str | None,
+                        tag: str | None) -> str | None:
+    """When the last message of a history entry's chunk was said (the consolidator tags an
+    entry ``<fingerprint>/<count>``, and the chunk's archived turns carry the fingerprint)."""
+    if not tag or session_key is None:
+        return None
+    found = db.execute("SELECT said_at FROM chunks WHERE session_key = ? AND chunk = ?",
+                       (session_key, tag.split("/")[0])).fetchone()
+    return found[0] if found else None
 
 
 def _set_mark(db: sqlite3.Connection, name: str, value: str) -> None:

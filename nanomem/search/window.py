@@ -57,8 +57,8 @@ def read_window(db: sqlite3.Connection, relevance: Mapping[int, float], where: s
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
         places += db.execute(
-            "SELECT session_key, seq FROM docs WHERE source = 'archive' AND seq IS NOT NULL "
-            f"AND rowid IN ({','.join('?' * len(part))})", part).fetchall()
+            f"SELECT session_key, seq FROM docs WHERE rowid IN ({','.join('?' * len(part))}) "
+            "AND +source = 'archive' AND seq IS NOT NULL", part).fetchall()  # by rowid, not source
     turns: dict[int, tuple[str, int]] = {}
     for start in range(0, len(places), _CHUNK):
         chunk = places[start:start + _CHUNK]
