@@ -78,6 +78,12 @@ _EXAMPLES = {
         "examples:\n  nanomem -w ~/agent-ws mcp     # started by an MCP host, speaks on stdin/stdout\n"
         "needs the optional SDK: pip install 'nanomem[mcp]'; see docs/integrations.md"
     ),
+    "pending": (
+        "examples:\n  nanomem pending            # the open questions of memory/PENDING.md\n"
+        "  nanomem pending --json\n  nanomem pending yes 2      # apply question 2 (confirm: commit)\n"
+        "  nanomem pending no 2       # drop it\n"
+        "exit codes: 0 answered or listed, 1 not applied (stale or refused), 2 no such question"
+    ),
     "search": (
         'examples:\n  nanomem search "support group"\n  nanomem search 北京 -k 3 --json\n'
         '  nanomem search "dentist" --since 2026-05-01 --source archive'
@@ -145,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--until", default=None, metavar="YYYY-MM-DD", help="said on or before")
     p.add_argument("--source", action="append", default=None, choices=("file", "history", "archive"),
                    help="only this source (repeatable)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("pending", "list the questions that wait for you, or answer one (yes N / no N)")
+    p.add_argument("answer", nargs="?", choices=("yes", "no"), help="apply (yes) or drop (no)")
+    p.add_argument("number", nargs="?", type=int, metavar="N", help="the question's number")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = add("command", "route any slash command and print its reply")
     p.add_argument("text", metavar='"/command args"')
@@ -433,6 +443,26 @@ def cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return run_demo(out, keep=args.keep)
 
 
+def cmd_pending(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if (args.answer is None) != (args.number is None) or (args.number is not None and args.number < 1):
+        raise CommandError("give both the answer and the question's number, e.g. "
+                           "`nanomem pending yes 1`, or neither to list the questions")
+    with _memory(args) as mem:
+        if args.answer is None:
+            questions = mem.pending_questions()
+            if args.json:
+                _print_json(list(questions), out)
+            else:
+                _show(replies.render_questions(questions), out)
+            return 0
+        result = mem.answer(args.number, yes=args.answer == "yes")
+    if args.json:
+        _print_json(result, out)
+    else:
+        _show(replies.render_answer(result), out)
+    return {"applied": 0, "dropped": 0, "not_found": 2}.get(result.status, 1)
+
+
 def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with _memory(args) as mem:
         try:
@@ -463,6 +493,7 @@ _HANDLERS: dict[str, _Handler] = {
     "demo": cmd_demo,
     "forget": cmd_forget,
     "search": cmd_search,
+    "pending": cmd_pending,
 }
 
 

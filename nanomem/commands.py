@@ -6,7 +6,9 @@ One router serves every host (DESIGN §8)::
     /dream-log [sha]         the latest Dream commit, or any commit by sha
     /dream-restore [sha]     list recent versions, or restore the files to before <sha>
     /dream-prompt [init]     show the active Dream instructions, or make an editable copy
-    /memory                  status: cursors, pending entries, file sizes, last Dream
+    /memory                  status: cursors, pending entries, file sizes, last Dream, questions
+    /memory pending          the open questions of memory/PENDING.md
+    /memory yes N | no N     answer question N: apply its edit, or drop it (``confirm:``)
     /remember [mark] TEXT    append a fact to history now, for the next Dream
     /forget [--dry-run] TEXT remove every line holding TEXT everywhere, git history included
     /recall QUERY            search everything remembered: memory files, history, past turns
@@ -15,7 +17,7 @@ Anything else, plain text and unknown slash commands alike, parses to ``None`` s
 host agent handles it:
 
 >>> parse_command("/dream-log ABC1")
-Command(name='dream-log', sha='abc1', dry_run=False, init=False, text=None)
+Command(name='dream-log', sha='abc1', dry_run=False, init=False, text=None, number=None)
 >>> parse_command("hello") is None, parse_command("/help") is None
 (True, True)
 
@@ -41,7 +43,7 @@ COMMANDS: Mapping[str, str] = {
     "dream-log": "/dream-log [sha]",
     "dream-restore": "/dream-restore [sha]",
     "dream-prompt": "/dream-prompt [init]",
-    "memory": "/memory",
+    "memory": "/memory [pending | yes N | no N]",
     "remember": "/remember [permanent|durable|ephemeral|correction] TEXT",
     "forget": "/forget [--dry-run] TEXT",
     "recall": "/recall QUERY",
@@ -59,6 +61,7 @@ class Command:
     dry_run: bool = False
     init: bool = False
     text: str | None = None
+    number: int | None = None  # the question of ``/memory yes N`` / ``/memory no N``
 
 
 def parse_command(text: str) -> Command | None:
@@ -68,7 +71,7 @@ def parse_command(text: str) -> Command | None:
     ``/dream@mybot`` (Telegram style) is accepted as ``/dream``.
 
     >>> parse_command("/dream --dry-run")
-    Command(name='dream', sha=None, dry_run=True, init=False, text=None)
+    Command(name='dream', sha=None, dry_run=True, init=False, text=None, number=None)
     >>> parse_command("/dream-prompt init").init
     True
     """
@@ -119,9 +122,26 @@ def parse_command(text: str) -> Command | None:
         if args not in ([], ["init"]):
             raise CommandError(f"`/dream-prompt` takes only `init`; {usage}")
         return Command(name, init=bool(args))
-    if args:
-        raise CommandError(f"`/memory` takes no arguments; {usage}")
-    return Command(name)
+    return _parse_memory(args, usage)
+
+
+def _parse_memory(args: list[str], usage: str) -> Command:
+    """``/memory``, ``/memory pending``, ``/memory yes N``, ``/memory no N``.
+
+    >>> _parse_memory(["yes", "3"], "").number, _parse_memory(["pending"], "").text
+    (3, 'pending')
+    """
+    if not args:
+        return Command("memory")
+    word = args[0].lower()
+    if word == "pending" and len(args) == 1:
+        return Command("memory", text="pending")
+    if word in ("yes", "no") and len(args) == 2 and args[1].isdigit() and int(args[1]) >= 1:
+        return Command("memory", text=word, number=int(args[1]))
+    if word in ("yes", "no"):
+        raise CommandError(f"`/memory {word}` needs the number of a question; {usage}, e.g. "
+                           f"`/memory {word} 1` (`/memory pending` lists them)")
+    raise CommandError(f"`/memory` takes `pending`, `yes N` or `no N`; {usage}")
 
 
 async def run_command(memory: Memory, command: Command) -> str:
@@ -149,6 +169,10 @@ async def run_command(memory: Memory, command: Command) -> str:
             return replies.render_hits(command.text, memory.search(command.text, k=RECALL_K))
         if command.name == "remember":
             return replies.render_remembered(memory.remember(command.text or ""))
+        if command.text == "pending":
+            return replies.render_questions(memory.pending_questions())
+        if command.number is not None:
+            return replies.render_answer(memory.answer(command.number, yes=command.text == "yes"))
         return replies.render_status(memory.status(), usages=list(COMMANDS.values()))
     except ShaError as exc:
         return replies.render_sha_error(exc)

@@ -44,12 +44,13 @@ from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import PendingEntry, render_context, render_context_memo
 from nanomem.dream import audit
-from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.instructions import read_instructions, write_instructions
+from nanomem import revisions
+from nanomem.dream.answer import AnswerResult
 from nanomem.dream.run import DreamResult, run_dream
 from nanomem.dream.selftest import check_recall
-from nanomem.errors import ConfigError, DreamError, NanomemError, ShaError, WorkspaceError
-from nanomem.forget.receipt import ForgetReceipt, find_moved
+from nanomem.errors import ConfigError, NanomemError, WorkspaceError
+from nanomem.forget.receipt import ForgetReceipt
 from nanomem.forget.run import ForgetOptions, run_forget
 from nanomem.store.filecache import MemoryFileCache
 from nanomem.jobs import DreamJob, local_now, run_sync
@@ -63,7 +64,8 @@ from nanomem.search.rank import Hit
 from nanomem.search.recall import check_search_args, plan_recall, plan_recall_k
 from nanomem.search.vectors import Embedder
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
-from nanomem.store.memfiles import redact_memory_files, try_lock_memory
+from nanomem.store.memfiles import redact_memory_files
+from nanomem.store.pending import Question, read_question_lines
 from nanomem.engines.registry import make_engine
 from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
 
@@ -393,31 +395,7 @@ class Memory:
         commit when ``sha`` is None (None before the first Dream). Raises ``ShaError``.
         Reading never writes: without a memory repository nothing is created.
         """
-        if not self.has_repository():
-            if sha is None:
-                return None
-            raise _no_repository_sha(sha)
-        if sha is None:
-            return self.store.latest("dream")
-        try:
-            return self.store.show(sha)
-        except ShaError as exc:
-            moved = self._moved(sha, exc)
-            return dataclasses.replace(self.store.show(moved.new), moved_from=moved.old)
-
-    def _moved(self, sha: str, exc: ShaError) -> Any:
-        """The commit an old sha became in a forget, or ``exc`` again when none did."""
-        moved = None if exc.candidates else find_moved(self.workspace, sha)
-        if moved is None:
-            raise exc
-        return moved
-
-    def _hold_memory(self, busy: str) -> Any:
-        """The memory-file lock, or ``DreamError(busy)`` while a Dream or a restore holds it."""
-        lock = try_lock_memory(self.workspace)
-        if lock is None:
-            raise DreamError(busy)
-        return lock
+        return revisions.read_commit(self, sha)
 
     def versions(self, limit: int = 10) -> list[CommitInfo]:
         """The newest ``limit`` commits of the memory repository, newest first (``[]`` when
@@ -430,15 +408,7 @@ class Memory:
         """Commit hand edits of the memory files as ``manual:`` (credentials redacted first);
         the ``CommitInfo``, or None when the files are clean. Raises ``DreamError`` while a
         Dream or a restore holds the memory files (retry when it ends)."""
-        lock = self._hold_memory("a Dream or a restore is writing the memory files; commit the "
-                                 "hand edits when it has finished")
-        try:
-            if self.has_repository():
-                recover_before_run(self.workspace, self.history, self.store)
-            redact_memory_files(self.workspace)
-            return self.store.commit_manual_if_dirty()
-        finally:
-            lock.release()
+        return revisions.commit_hand_edits(self)
 
     def restore(self, sha: str | None = None) -> RestoreResult:
         """Restore the memory files to their state just before commit ``sha`` and record a
@@ -448,28 +418,23 @@ class Memory:
         Status ``nothing_to_do`` when ``sha`` is None and no Dream was committed yet. Raises
         ``DreamError`` while a Dream runs, ``ShaError`` for an unknown sha.
         """
-        if not self.has_repository():  # nothing was ever versioned: nothing to restore
-            if sha is None:
-                return RestoreResult("nothing_to_do", None, ())
-            raise _no_repository_sha(sha)
-        lock = self._hold_memory("a Dream is running in this workspace; restore when it has "
-                                 "finished (`/memory` shows its result)")
-        try:
-            recover_before_run(self.workspace, self.history, self.store)
-            if sha is None:
-                latest = self.store.latest("dream")
-                if latest is None:
-                    return RestoreResult("nothing_to_do", None, ())
-                sha = latest.sha
-            redact_memory_files(self.workspace)  # hand edits are committed first, redacted
-            try:
-                return self.store.restore(sha)
-            except ShaError as exc:
-                moved = self._moved(sha, exc)
-                result = self.store.restore(moved.new)
-                return dataclasses.replace(result, moved_from=moved.old)
-        finally:
-            lock.release()
+        return revisions.restore_files(self, sha)
+
+    def pending_questions(self) -> tuple[Question, ...]:
+        """The open questions of ``memory/PENDING.md``, oldest first (docs/pending.md); raises
+        ``WorkspaceError`` naming the line of a malformed file. Never writes."""
+        return revisions.read_questions(self)
+
+    def answer(self, number: int, *, yes: bool) -> AnswerResult:
+        """Answer question ``number``: ``yes`` applies its edit through the gates (the person's
+        confirmation stands in for the pin and correction gates), no drops it; both commit
+        ``confirm:`` and are audited. Status ``applied``, ``dropped``, ``not_found``,
+        ``stale`` or ``refused`` (nothing written). Raises ``DreamError`` while a Dream runs.
+
+        >>> Memory("ws").answer(1, yes=True).status  # doctest: +SKIP
+        'applied'
+        """
+        return revisions.answer(self, number, yes=yes)
 
     def forget(
         self,
@@ -515,7 +480,8 @@ class Memory:
         """The memory block for a system prompt, at most ``budget_tokens`` tokens.
 
         Each file sits under a header like ``## USER.md 640/6,000 chars``, followed by the
-        history entries Dream has not processed yet and, with a ``query`` (what the person is
+        history entries Dream has not processed yet, the open questions of ``memory/PENDING.md``
+        (one line each, for the agent to ask) and, with a ``query`` (what the person is
         asking now), the turns recalled for it as ``[2026-05-08] user: …``. What does not fit
         is announced; the priority is pinned lines, the file lines most relevant to ``query``
         (file order without one), pending entries newest first, then recalled turns
@@ -531,8 +497,10 @@ class Memory:
         entries = self.history.read_since(dream_cursor)
         pending = [PendingEntry(e.timestamp, e.content) for e in reversed(entries)]
         skip = template_lines()  # cached: they ship with the package
+        questions = read_question_lines(self.workspace)  # memo by stat; a bad file is warned of
         if query is None or not query.strip():
-            return render_context_memo(files, caps, budget_tokens, pending=pending, skip=skip)
+            return render_context_memo(files, caps, budget_tokens, pending=pending, skip=skip,
+                                       questions=questions)
         try:
             hits = self.index.search(query, k=plan_recall_k(budget_tokens), collapse=False)
         except NanomemError as exc:
@@ -540,7 +508,7 @@ class Memory:
             hits = []
         relevance, recalled = plan_recall(hits, query, dream_cursor=dream_cursor)
         return render_context(files, caps, budget_tokens, relevance=relevance, pending=pending,
-                              recalled=recalled, skip=skip)
+                              recalled=recalled, skip=skip, questions=questions)
 
     def dream_prompt(self) -> tuple[str, str]:
         """The active Dream instructions and where they come from
@@ -590,9 +558,3 @@ class Memory:
 
         return commands.handle_command(self, text, background=background, on_done=on_done)
 
-
-def _no_repository_sha(sha: str) -> ShaError:
-    return ShaError(
-        f"unknown sha {sha!r}: this workspace has no memory repository yet; it is created by "
-        "`nanomem init` or the first Dream"
-    )

@@ -191,6 +191,10 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
     if health.recall_checked:
         lines.append(f"- recall health of the last Dream: {health.recall_found}/"
                      f"{health.recall_checked} facts found by search")
+    if status.questions_problem:
+        lines.append(f"- **questions**: {status.questions_problem}")
+    elif status.questions:
+        lines.append(f"- questions for you: {status.questions} open; `/memory pending` lists them")
     if status.uncommitted:
         files = ", ".join(f"`{rel}`" for rel in status.uncommitted)
         lines.append(f"- hand edits not yet versioned: {files}")
@@ -212,6 +216,42 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
     if usages:
         lines.append("Commands: " + ", ".join(f"`{usage}`" for usage in usages))
     return "\n".join(lines)
+
+
+def render_questions(questions: Sequence[Any]) -> str:
+    """Reply of ``/memory pending`` (and ``nanomem pending``): one line per open question.
+
+    >>> from nanomem.store.pending import Question
+    >>> print(render_questions([Question(1, "pinned", "USER.md", "- A <!-- pin -->\\n", "- B <!-- pin -->\\n", "why")]))
+    **Questions for you** (memory/PENDING.md)
+    1. USER.md: change a pinned line? `- A <!-- pin -->` -> `- B <!-- pin -->`
+       why: why
+    Answer with `/memory yes N` (apply it) or `/memory no N` (drop it).
+    """
+    from nanomem.store.pending import render_question_line  # the one rendering of a question
+
+    if not questions:
+        return "**No open questions.** Dream asks here when only you can decide a change."
+    lines = ["**Questions for you** (memory/PENDING.md)"]
+    for q in questions:
+        lines += [render_question_line(q), f"   why: {q.reason}"]
+    lines.append("Answer with `/memory yes N` (apply it) or `/memory no N` (drop it).")
+    return "\n".join(lines)
+
+
+def render_answer(result: Any) -> str:
+    """Reply of ``/memory yes N`` / ``/memory no N`` for an
+    :class:`~nanomem.dream.answer.AnswerResult`."""
+    left = f" {result.open_questions} question(s) still open." if result.open_questions else ""
+    if result.status == "applied":
+        return (f"**Applied question {result.number}** to `{result.question.path}` "
+                f"(commit `{short(result.commit)}`; undo with `/dream-restore {short(result.commit)}`)."
+                + left)
+    if result.status == "dropped":
+        return f"**Dropped question {result.number}**; nothing in the files changed (commit `{short(result.commit)}`)." + left
+    if result.status == "not_found":
+        return f"**No open question {result.number}.** `/memory pending` lists the open ones."
+    return f"**Question {result.number} was not applied:** {result.reason}"
 
 
 def render_remembered(result: Any) -> str:
@@ -354,6 +394,8 @@ def render_status_text(status: MemoryStatus) -> str:
         flag = "" if size.exists else "  (missing)"
         over = "  OVER CAP" if size.chars > size.cap else ""
         lines.append(f"  {rel:<18}{size.chars:>7,} / {size.cap:,} chars{flag}{over}")
+    if status.questions or status.questions_problem:
+        lines.append(f"questions     {status.questions_problem or f'{status.questions} open (nanomem pending)'}")
     if status.uncommitted:
         lines.append(f"uncommitted   {', '.join(status.uncommitted)} (hand edits; the next "
                      "Dream, restore or watch commits them as manual:)")

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 from nanomem.config import Config
 from nanomem.dream import audit
 from nanomem.engines.notes import read_provider_notes
-from nanomem.errors import GitStoreError
+from nanomem.errors import GitStoreError, WorkspaceError
 from nanomem.store.history import History
 from nanomem.store.memfiles import read_memory_files
+from nanomem.store.pending import read_pending
 from nanomem.store.workspace import Workspace
 from nanomem.versions import location
 from nanomem.versions.statusstamp import read_head, read_stamp, read_stamped_status
-from nanomem.vocab import MEMORY_FILES, NEAR_FULL
+from nanomem.vocab import MEMORY_FILES, NEAR_FULL, PENDING
 
 if TYPE_CHECKING:
     from nanomem.versions.gitstore import GitStore
@@ -104,7 +105,8 @@ def read_health(workspace: Workspace, files: Mapping[str, FileStatus]) -> Memory
 
 @dataclass(frozen=True)
 class MemoryStatus:
-    """Cursors, pending entries, repository, provider and file sizes of one workspace.
+    """Cursors, pending entries, repository, provider, file sizes and open questions of one
+    workspace.
 
     ``uncommitted`` lists memory files with hand edits not yet versioned (the next Dream,
     restore or ``watch`` commits them as ``manual:``); ``provider_notes`` are the endpoint
@@ -126,6 +128,8 @@ class MemoryStatus:
     background_dream: JobState | None
     provider_notes: Mapping[str, Any]
     health: MemoryHealth = field(default_factory=lambda: MemoryHealth())
+    questions: int = 0  # open questions in memory/PENDING.md
+    questions_problem: str | None = None  # why memory/PENDING.md cannot be read (the fix)
 
 
 def read_status(
@@ -143,10 +147,12 @@ def read_status(
     for rel in MEMORY_FILES:
         chars = len(data[rel].decode("utf-8", "replace")) if rel in data else 0
         files[rel] = FileStatus(chars, config.cap_for(rel), rel in data, refused.get(rel))
+    questions, problem = _count_questions(workspace)
     git_dir = head = None
     last = None
     uncommitted: tuple[str, ...] = ()
-    stamped = None if store is None else read_stamped_status(locate_git_dir(workspace.root), data)
+    stamped = None if store is None else read_stamped_status(locate_git_dir(workspace.root),
+                                                             {**data, **_pending_bytes(workspace)})
     if stamped is not None:
         git_dir, head, uncommitted = str(locate_git_dir(workspace.root)), stamped.head, stamped.uncommitted
         mark = stamped.last_dream
@@ -178,6 +184,8 @@ def read_status(
         background_dream=job,
         provider_notes=read_provider_notes(workspace),
         health=read_health(workspace, files),
+        questions=questions,
+        questions_problem=problem,
     )
 
 
@@ -222,3 +230,20 @@ def read_workspace_status(root: Path, config: Config) -> MemoryStatus:
     finally:
         for repo in opened:
             repo.close()
+
+
+def _pending_bytes(workspace: Workspace) -> dict[str, bytes]:
+    """``{"memory/PENDING.md": bytes}`` when it is a plain file (it is versioned too)."""
+    path = workspace.path(PENDING)
+    try:
+        return {} if path.is_symlink() else {PENDING: path.read_bytes()}
+    except (FileNotFoundError, IsADirectoryError):
+        return {}
+
+
+def _count_questions(workspace: Workspace) -> tuple[int, str | None]:
+    """How many questions are open, and why the file cannot be read (None when it can)."""
+    try:
+        return len(read_pending(workspace).questions), None
+    except WorkspaceError as exc:
+        return 0, str(exc)

@@ -25,6 +25,9 @@ MEMORY_FILES: tuple[str, ...] = (SOUL_MD, USER_MD, MEMORY_MD)
 NEAR_FULL = 0.9  # a file at this share of its cap is near full (status and /memory warn)
 
 MEMORY_DIR = "memory"
+PENDING = "memory/PENDING.md"  # numbered questions for the person (bookkeeping, versioned)
+# What the memory repository versions: the memory files and the pending questions.
+VERSIONED_FILES: tuple[str, ...] = (*MEMORY_FILES, PENDING)
 HISTORY = "memory/history.jsonl"
 CURSOR = "memory/.cursor"
 DREAM_CURSOR = "memory/.dream_cursor"
@@ -128,6 +131,22 @@ def is_pinned(line: str) -> bool:
 def is_permanent(line: str) -> bool:
     """Whether ``line`` is a permanent fact: it ends with ``<!-- permanent -->``."""
     return has_mark(line, "permanent")
+
+
+# Hedges: a closed class of words that say the speaker is not sure. A correction that holds one
+# is not applied by the offline Dream but asked of the person (memory/PENDING.md).
+HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i believe|"
+                   r"not sure|unsure)\b|可能|也许|大概|好像|不确定", re.IGNORECASE)
+
+
+def find_hedge(text: str) -> str | None:
+    """The first hedge word of ``text``, or None.
+
+    >>> find_hedge("I think the rent is 1,200 now"), find_hedge("The rent is 1,200 now")
+    ('I think', None)
+    """
+    found = HEDGE.search(text)
+    return found.group(0) if found else None
 
 
 # Unicode ranges, as regex class bodies. HAN: the ideographs (extension A, unified,

@@ -54,7 +54,9 @@ def test_parse_command_returns_none_when_not_a_nanomem_command(text: str) -> Non
         ("/dream-log abc", "not a sha"),
         ("/dream-restore a b", "at most one sha"),
         ("/dream-prompt edit", "init"),
-        ("/memory now", "no arguments"),
+        ("/memory now", "takes `pending`, `yes N` or `no N`"),
+        ("/memory yes", "needs the number of a question"),
+        ("/memory no x", "needs the number of a question"),
     ],
 )
 def test_parse_command_raises_usage_when_arguments_are_bad(text: str, needle: str) -> None:

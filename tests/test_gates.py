@@ -148,7 +148,8 @@ def test_check_pins_refuses_removing_or_rewording_pinned_line(after: str) -> Non
 
 def test_check_pins_refuses_dream_adding_its_own_pin() -> None:
     after = PINNED + "- Works at Acme <!-- pin -->\n"
-    reason = check_pins(Proposal("USER.md", PINNED, after), ctx({"USER.md": PINNED}))
+    assert check_pins(Proposal("USER.md", PINNED, after), ctx({"USER.md": PINNED})) is None
+    reason = check_all(Proposal("USER.md", PINNED, after), ctx({"USER.md": PINNED}))
     assert reason is not None and "only a person pins" in reason
 
 

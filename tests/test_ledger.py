@@ -261,4 +261,5 @@ def test_run_dream_ledger_names_a_correction_of_a_pinned_line(tmp_path: Path) ->
     setup.history.append("- [correction] Actually my name is Ana Silva now")
     result = setup.dream(OfflineEngine(clock=lambda: datetime(2026, 11, 30, 12, 0)))
     assert "- Name is Ana <!-- pin -->" in setup.read("USER.md").splitlines()
-    assert [(e.state, e.reason) for e in result.ledger] == [("skipped", "pinned line")]
+    assert [(e.state, e.reason) for e in result.ledger] == [("pending", "question 1")]
+    assert "- new: `- My name is Ana Silva now <!-- pin -->`" in setup.read("memory/PENDING.md")

@@ -145,8 +145,10 @@ def test_offline_dream_never_touches_pinned_lines(setup: Setup) -> None:
     assert pinned_old in setup.read("memory/MEMORY.md").splitlines()
     assert "Porto" not in setup.read("USER.md")
     assert result.refused == ()
-    added = [line for line in result.diff.splitlines() if line.startswith("+-")]
+    files_diff, _, questions = result.diff.partition("diff --git a/memory/PENDING.md")
+    added = [line for line in files_diff.splitlines() if line.startswith("+-")]
     assert added == ["+- Nice try"]  # the history cannot pin a line
+    assert "+- now: `- Lives in Lisbon <!-- pin -->`" in questions.splitlines()  # asked instead
 
 
 def test_offline_dream_skips_raw_entries_and_reads_plain_notes(setup: Setup) -> None:

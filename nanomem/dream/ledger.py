@@ -125,7 +125,7 @@ def plan_ledger(
     after: Mapping[str, str],
     *,
     refusals: Sequence[Any] = (),
-    pending: Sequence[str] = (),
+    pending: Mapping[int, str] | None = None,
     today: date | None = None,
     ttl_days: int | None = None,
     caps: Mapping[str, int] | None = None,
@@ -133,7 +133,9 @@ def plan_ledger(
     """One :class:`LedgerEntry` per fact, from the files before and after the run (pure).
 
     ``refusals`` are the run's refused calls (``arguments`` and ``reason``); ``pending`` the
-    texts of the questions the run left in ``memory/PENDING.md``.
+    questions the run left in ``memory/PENDING.md`` (number -> the new text a yes writes): a
+    fact is pending when the text says it or shares a name, number or identifier with it (an
+    inference rewords what it infers from).
     """
     added = _added_lines(before, after)
     unchanged = [(rel, n, line) for rel, text in after.items()
@@ -141,7 +143,8 @@ def plan_ledger(
                  if _BULLET.match(line) and line in before.get(rel, "").splitlines()]
     refused = [(r, _texts_of(getattr(r, "arguments", None))) for r in refusals]
     room = {rel: (len(text), caps[rel]) for rel, text in after.items() if caps and caps.get(rel)}
-    return tuple(_place(f, added, unchanged, refused, pending, today, ttl_days, room) for f in facts)
+    asked = dict(pending or {})
+    return tuple(_place(f, added, unchanged, refused, asked, today, ttl_days, room) for f in facts)
 
 
 def summarize_ledger(ledger: Sequence[LedgerEntry]) -> str:
@@ -175,7 +178,7 @@ def unaccounted(facts: Sequence[LedgerFact], ledger: Sequence[LedgerEntry]) -> l
 
 
 def _place(fact: LedgerFact, added: Sequence[_Added], unchanged: Sequence[tuple[str, int, str]],
-           refused: Sequence[tuple[Any, list[str]]], pending: Sequence[str],
+           refused: Sequence[tuple[Any, list[str]]], pending: Mapping[int, str],
            today: date | None, ttl_days: int | None, room: Mapping[str, tuple[int, int]]) -> LedgerEntry:
     base: dict[str, Any] = {"cursor": fact.cursor, "mark": fact.mark, "fact": fact.text}
     if fact.mark == SKIP_MARK:
@@ -192,8 +195,10 @@ def _place(fact: LedgerFact, added: Sequence[_Added], unchanged: Sequence[tuple[
             if is_duplicate(fact.text, line):
                 return LedgerEntry(**base, state="merged", path=rel, line=n, text=line,
                                    reason="duplicate")
-    if any(says_fact(fact.text, question) for question in pending):
-        return LedgerEntry(**base, state="pending", reason="question for the person")
+    asked = next((n for n, text in pending.items() if says_fact(fact.text, text)
+                  or distinctive(_COMMENT.sub(" ", text)) & tokens(fact.text)), None)
+    if asked is not None:
+        return LedgerEntry(**base, state="pending", reason=f"question {asked}")
     for refusal, texts in refused:
         if any(says_fact(fact.text, text) for text in texts):
             return LedgerEntry(**base, state="refused", path=getattr(refusal, "path", None),

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -49,12 +49,16 @@ from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.instructions import read_instructions
 from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
-from nanomem.errors import EditConflictError, GitStoreError, HistoryError, ProviderError, ShaError
+from nanomem.dream.questions import MAX_QUESTIONS, render_question_audit
+from nanomem.errors import (EditConflictError, GitStoreError, HistoryError, ProviderError, ShaError,
+                            WorkspaceError)
+from nanomem.store.pending import Question, add_questions, parse_pending, read_pending_text, render_pending
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
 from nanomem.store.journal import WriteJournal
 from nanomem.versions.journaled import commit_journaled
 from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call
 from nanomem.store.workspace import MEMORY_FILES, Workspace
+from nanomem.vocab import PENDING
 
 __all__ = ["DreamResult", "DreamTask", "Refusal", "run_dream"]
 
@@ -88,6 +92,7 @@ class DreamResult:
     refused_more: int = 0
     ledger: tuple[LedgerEntry, ...] = ()
     recall: RecallHealth | None = None  # the recall self-test (Memory.adream runs it)
+    questions: tuple[Question, ...] = ()  # asked of the person in memory/PENDING.md
 
     JSON_PROPERTIES = ("ledger_summary",)
 
@@ -165,6 +170,7 @@ class _Tally:
     refusals: list[Refusal] = field(default_factory=list)
     refused_more: int = 0  # refusals beyond dream_max_refusals: counted, not listed
     notes: list[str] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)  # numbered by _plan_questions
 
 
 class _Run:
@@ -215,9 +221,16 @@ class _Run:
             if failure is not None:
                 return self._failed(failure)
         after = self._cursor_after()
-        changes = audit.summarize_changes(originals, staged.current)
-        diff = audit.render_diff(originals, staged.current, existed)
+        try:
+            asked = self._plan_questions()
+        except WorkspaceError as exc:
+            return self._failed(f"{exc}; then run Dream again (this run asks questions)")
         self.ledger = self._ledger(originals, staged.current)
+        files_before, files_after = dict(originals), dict(staged.current)
+        if asked is not None:  # memory/PENDING.md is written and committed with the files
+            files_before[PENDING], files_after[PENDING], existed[PENDING] = asked
+        changes = audit.summarize_changes(files_before, files_after)
+        diff = audit.render_diff(files_before, files_after, existed)
         if self.dry_run:
             self.say(f"dry run: {len(changes)} file(s) would change; nothing written")
             return self._result("dry_run", before, diff=diff)
@@ -233,7 +246,7 @@ class _Run:
             self.say(f"no changes; dream cursor {before} -> {after}")
             return self._result("no_changes", after, diff=diff)
         try:  # one journaled unit: compare-and-swap per file, then commit exactly those bytes
-            info = commit_journaled(self.store, self._journal(originals, staged.current,
+            info = commit_journaled(self.store, self._journal(files_before, files_after,
                                                               existed, changes, diff, after))
         except EditConflictError as exc:  # a hand edit landed after the manual: commit; kept
             return self._failed(str(exc))
@@ -256,7 +269,22 @@ class _Run:
         facts = parse_ledger_facts(segments, default_day=now.date().isoformat())
         caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
         return plan_ledger(facts, before, after, refusals=self.tally.refusals, today=now.date(),
-                           ttl_days=self.config.ephemeral_ttl_days, caps=caps)
+                           ttl_days=self.config.ephemeral_ttl_days, caps=caps,
+                           pending={q.number: q.new_text for q in self.tally.questions})
+
+    def _plan_questions(self) -> tuple[str, str, bool] | None:
+        """Number the run's questions against ``memory/PENDING.md``: its text now, its text
+        with them, whether it exists; None when the run asks nothing new. Raises
+        :class:`WorkspaceError` for a malformed file (the run then fails, nothing lost)."""
+        if not self.tally.questions:
+            return None
+        text = read_pending_text(self.ws)
+        stamp = self.clock().strftime("%Y-%m-%d %H:%M")
+        book, numbered = add_questions(parse_pending(text),
+                                       [replace(q, asked=stamp) for q in self.tally.questions])
+        self.tally.questions = numbered
+        new = render_pending(book)
+        return None if new == text else (text, new, self.ws.path(PENDING).exists())
 
     def _commit_manual(self) -> None:
         """Commit hand edits as ``manual:`` so the ``dream:`` commit holds only Dream's change.
@@ -297,7 +325,7 @@ class _Run:
         count = len(self.batches)
         self.say(f"batch {index}/{count}: entries {batch.span}")
         context = ToolContext(batch_text=render_batch_text(batch), config=self.config,
-                              workspace_root=self.ws.root)
+                              workspace_root=self.ws.root, batch=batch.span)
         caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
         messages = render_messages(instructions, staged.current, caps, batch, index=index, count=count)
         nudged = False
@@ -334,6 +362,13 @@ class _Run:
     def _record(self, call: Any, outcome: Any, batch: Batch) -> bool:
         """Count one outcome; True when it is an accepted ``finish``."""
         where = outcome.path or "-"
+        if outcome.question is not None and len(self.tally.questions) < MAX_QUESTIONS:
+            self.tally.questions.append(outcome.question)
+            self.say(f"  {outcome.tool} {where}: a question for the person ({outcome.question.kind})")
+            return False
+        if outcome.question is not None:  # over the cap: an ordinary refusal, audited
+            outcome = replace(outcome, reason=f"{outcome.question.reason}; more than "
+                              f"{MAX_QUESTIONS} questions in one run, not asked")
         if not outcome.accepted and len(self.tally.refusals) >= self.config.dream_max_refusals:
             self.tally.refused_more += 1
             return False
@@ -376,7 +411,8 @@ class _Run:
             status, self.before, after, accepted=self.tally.accepted,
             refused=tuple(self.tally.refusals), batches=len(self.batches), batch=self.span,
             note=" | ".join(notes) if notes else None, manual_commit=self.manual_sha,
-            ledger=self.ledger, refused_more=self.tally.refused_more, **extra,
+            ledger=self.ledger, refused_more=self.tally.refused_more,
+            questions=tuple(self.tally.questions), **extra,
         )
 
     def _failed(self, reason: str) -> DreamResult:
@@ -395,6 +431,9 @@ class _Run:
         if outcome != "failed" and self.ledger:  # a failed run leaves its facts to the next one
             text += audit.render_ledger_line(self.ledger, time=self.clock(), batch=self.span or "",
                                              outcome=outcome, commit=sha, replay_of=replay_of)
+        if outcome != "failed":
+            text += "".join(render_question_audit(q, event="asked", time=self.clock(), commit=sha)
+                            for q in self.tally.questions)
         audit.append_audit(self.ws.audit, text, max_bytes=self.config.audit_max_bytes,
                            keep=self.config.audit_keep)
 

@@ -36,6 +36,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from nanomem.dream.gates import checks as gates
+from nanomem.dream.questions import plan_ask
+from nanomem.store.pending import Question
 from nanomem.engines.chat import ToolCall
 from nanomem.config import Config
 from nanomem.text.redact import redact, redact_for_model
@@ -63,8 +65,10 @@ TOOL_ARG_SCHEMAS: Mapping[str, dict[str, Any]] = MappingProxyType(
                 "path": _PATH_SCHEMA,
                 "old_text": {"type": "string", "minLength": 1},
                 "new_text": {"type": "string"},
+                "uncertain": {"type": "boolean"},
+                "question": {"type": "string", "minLength": 1, "maxLength": 300},
             },
-            "required": ["path", "old_text", "new_text"],
+            "required": ["path", "old_text", "new_text"],  # uncertain, question: optional
             "additionalProperties": False,
         },
         "write_file": {
@@ -93,7 +97,10 @@ _DESCRIPTIONS = {
     "edit_file": (
         "Replace old_text with new_text in one memory file. old_text must occur exactly once; "
         "copy it exactly, whitespace and <!-- marks --> included. To add a fact, put the line "
-        "it goes after (for example the '## Facts' heading) in old_text and repeat it in new_text."
+        "it goes after (for example the '## Facts' heading) in old_text and repeat it in new_text. "
+        "Set uncertain when the edit is an inference you are not sure of: it is not made but "
+        "asked of the person, who answers yes or no. A correction of a pinned line or of a "
+        "permanent fact without a matching [correction] is asked the same way."
     ),
     "write_file": (
         "Replace the whole content of one memory file. Meant for an empty or new file; a "
@@ -110,6 +117,8 @@ _PARAM_DESCRIPTIONS = {
     "path": "SOUL.md, USER.md or memory/MEMORY.md",
     "old_text": "the exact text to replace; it must occur exactly once in the file",
     "new_text": "the replacement text",
+    "uncertain": "true when you are not sure: the edit waits for the person's yes instead",
+    "question": "with uncertain: the question to ask the person, in one short sentence",
     "content": "the complete new content of the file",
     "status": "'updated' or 'no_changes_needed'",
     "note": "one sentence saying what changed and why",
@@ -154,7 +163,8 @@ class ToolOutcome:
     ``result`` is the tool message sent back to the model (``"ok: …"``, the file text for
     ``read_file``, or ``"error: <reason>"``). ``reason`` is set when the call was refused.
     ``arguments`` are the parsed arguments with any secret redacted (safe for the audit), or
-    ``None`` when they were not a JSON object.
+    ``None`` when they were not a JSON object. ``question`` is set (and nothing applied) when
+    the edit waits for the person instead (:mod:`nanomem.dream.questions`).
     """
 
     tool: str
@@ -164,6 +174,7 @@ class ToolOutcome:
     reason: str | None = None
     finish: Finish | None = None
     arguments: Mapping[str, Any] | None = None
+    question: Question | None = None
 
 
 class StagedFiles:
@@ -217,6 +228,7 @@ class ToolContext:
     batch_text: str
     config: Config
     workspace_root: Path | None = None
+    batch: str = ""  # the batch's ``first-last`` span, for the questions it asks
 
 
 def execute_tool_call(call: ToolCall, staged: StagedFiles, context: ToolContext) -> ToolOutcome:
@@ -277,7 +289,18 @@ def execute_tool_call(call: ToolCall, staged: StagedFiles, context: ToolContext)
         staged_files=staged.current,
         config=context.config,
     )
-    reason = gates.check_all(gates.Proposal(path=path, before=before, after=after), gate_context)
+    proposal = gates.Proposal(path=path, before=before, after=after)
+    if tool == "edit_file":
+        ask, reason = plan_ask(proposal, gate_context, old_text=arguments["old_text"],
+                               new_text=arguments["new_text"], batch=context.batch,
+                               uncertain=bool(arguments.get("uncertain")),
+                               question=redact(arguments.get("question", "")).text)
+        if ask is not None:
+            return ToolOutcome(tool, path, False, f"queued: this edit is not made; it waits for "
+                               f"the person as a question ({ask.reason}). Do not retry it; go on "
+                               "with the rest of the batch", arguments=safe_args, question=ask)
+    else:
+        reason = gates.check_all(proposal, gate_context)
     if reason is not None:
         return _refuse(tool, path, safe_args, f"{tool}: {reason}")
     staged.write(path, after)

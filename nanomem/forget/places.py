@@ -10,6 +10,8 @@ run and a real run see the same edits; git history is the one place that is not 
 place    files                                                 unit that goes
 ======== ===================================================== ==============================
 files    SOUL.md, USER.md, memory/MEMORY.md                    a line (pinned: refused)
+pending  memory/PENDING.md                                     a whole question (a line when
+                                                               the file is malformed)
 history  memory/history*.jsonl (main, overflow, compacted)     a line of an entry; an entry
                                                                left empty is a tombstone
 archive  memory/archive/*.jsonl                                a line of a record's strings
@@ -39,8 +41,10 @@ from nanomem.forget.match import Matcher
 from nanomem.store.fsutil import FileLock
 from nanomem.store.sessions import session_lock
 from nanomem.store.workspace import Workspace
+from nanomem.errors import WorkspaceError
 from nanomem.store.memfiles import read_memory_file
-from nanomem.vocab import MEMORY_FILES
+from nanomem.store.pending import PendingBook, parse_pending, render_pending
+from nanomem.vocab import MEMORY_FILES, PENDING
 
 TOMBSTONE_KIND = "forgotten"
 
@@ -231,6 +235,27 @@ def memory_file_place(*, include_pinned: bool, is_pinned: Callable[[str], bool])
         data, m, include_pinned=include_pinned, is_pinned=is_pinned))
 
 
+def scrub_pending(rel: str, data: bytes, matcher: Matcher) -> Scrubbed:
+    """``memory/PENDING.md`` without the questions that hold the text (each goes whole, so the
+    file stays valid); a malformed file loses the matching lines instead."""
+    text = data.decode("utf-8", "surrogateescape")
+    if not matcher.matches(text):
+        return Scrubbed(data)
+    try:
+        book = parse_pending(text)
+    except WorkspaceError:
+        return scrub_lines(data, matcher)
+    gone = [q for q in book.questions if matcher.matches(
+        "\n".join((q.old_text, q.new_text, q.reason, q.question, q.batch)))]
+    kept = PendingBook(tuple(q for q in book.questions if q not in gone), book.next_number)
+    new = render_pending(kept).encode("utf-8", "surrogateescape")
+    lines = scrub_lines(new, matcher)  # what is left outside the questions (the prose, by hand)
+    return Scrubbed(lines.new, len(gone) + lines.removed,
+                    tuple(f"question {q.number}" for q in gone) + lines.where)
+
+
+PENDING_PLACE = Place("pending", lambda ws: [PENDING] if ws.path(PENDING).is_file() else [],
+                      scrub_pending)
 HISTORY = Place(
     "history",
     _list("memory", lambda n: n.startswith("history") and n.endswith(".jsonl")),
@@ -271,7 +296,7 @@ def places(*, include_pinned: bool, keep_sessions: bool,
            is_pinned: Callable[[str], bool]) -> tuple[Place, ...]:
     """Every file place in the order a run scrubs them (the index last: it is derived)."""
     found = [memory_file_place(include_pinned=include_pinned, is_pinned=is_pinned),
-             HISTORY, ARCHIVE, AUDIT, LEGACY]
+             PENDING_PLACE, HISTORY, ARCHIVE, AUDIT, LEGACY]
     if not keep_sessions:
         found.append(SESSIONS)
     return tuple(found)

@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 
 from nanomem.errors import EditConflictError
 from nanomem.store.fsutil import atomic_write
-from nanomem.store.memfiles import read_memory_files, write_memory_files
+from nanomem.store.memfiles import read_versioned_files, write_memory_files
 from nanomem.store.workspace import Workspace
-from nanomem.vocab import MEMORY_FILES, WRITE_JOURNAL
+from nanomem.vocab import VERSIONED_FILES, WRITE_JOURNAL
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ def _unb64(text: object) -> bytes | None:
 def render_journal(journal: WriteJournal) -> str:
     """The journal as JSON (pure)."""
     files = {rel: {"before": _b64(journal.before.get(rel)), "after": _b64(journal.after.get(rel))}
-             for rel in MEMORY_FILES if rel in journal.after}
+             for rel in VERSIONED_FILES if rel in journal.after}
     return json.dumps({"version": VERSION, "kind": journal.kind, "base": journal.base,
                        "subject": journal.subject, "body": journal.body,
                        "trailers": dict(journal.trailers), "files": files}, indent=1) + "\n"
@@ -87,7 +87,7 @@ def parse_journal(text: str) -> WriteJournal:
     files = data.get("files")
     trailers = data.get("trailers")
     if not isinstance(files, dict) or not isinstance(trailers, dict) or \
-            any(rel not in MEMORY_FILES or not isinstance(v, dict) for rel, v in files.items()):
+            any(rel not in VERSIONED_FILES or not isinstance(v, dict) for rel, v in files.items()):
         raise ValueError("files or trailers of the wrong shape")
     for key in ("kind", "subject", "body"):
         if not isinstance(data.get(key), str):
@@ -140,7 +140,7 @@ def clear_journal(workspace: Workspace) -> None:
 
 def read_file_states(workspace: Workspace, journal: WriteJournal) -> dict[str, str]:
     """For each journaled file: ``before``, ``after`` or ``edited`` (neither: a hand edit)."""
-    current = read_memory_files(workspace)
+    current = read_versioned_files(workspace)
     states = {}
     for rel in journal.after:
         now = current.get(rel)

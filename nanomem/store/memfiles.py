@@ -30,7 +30,7 @@ from nanomem.errors import GitStoreError, UnusableFileError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.store.workspace import Workspace
 from nanomem.text.redact import find_secrets, redact
-from nanomem.vocab import MEMORY_FILES, check_link_target
+from nanomem.vocab import MEMORY_FILES, PENDING, check_link_target
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,9 @@ def memory_file_path(workspace: Workspace, rel: str) -> Path:
     path = workspace.path(rel)
     if not path.is_symlink() and not path.parent.is_symlink():
         return path  # the common case: a plain file (or none) in a plain folder
+    if rel not in MEMORY_FILES:  # memory/PENDING.md: nanomem's own file, never a link
+        raise UnusableFileError(f"{rel}: is a symlink; nanomem keeps this file itself and never "
+                                "reads or writes through a link. Replace the link with a file")
     try:
         real = Path(os.path.realpath(path, strict=False))
         os.stat(path)  # realpath does not report a loop unless strict; stat does
@@ -104,6 +107,16 @@ def read_memory_files(
             continue
         if data is not None:
             files[rel] = data
+    return files
+
+
+def read_versioned_files(workspace: Workspace) -> dict[str, bytes]:
+    """:func:`read_memory_files` and ``memory/PENDING.md`` (the questions): every file the
+    memory repository versions (a link as ``PENDING.md`` raises :class:`UnusableFileError`)."""
+    files = read_memory_files(workspace)
+    pending = read_memory_file(workspace, PENDING)
+    if pending is not None:
+        files[PENDING] = pending
     return files
 
 

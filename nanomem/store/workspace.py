@@ -27,9 +27,9 @@ from pathlib import Path
 
 from nanomem import vocab
 from nanomem.errors import WorkspaceError
-from nanomem.vocab import MEMORY_FILES
+from nanomem.vocab import MEMORY_FILES, VERSIONED_FILES
 
-__all__ = ["MEMORY_FILES", "Workspace", "init_workspace", "template_dir"]
+__all__ = ["MEMORY_FILES", "VERSIONED_FILES", "Workspace", "init_workspace", "template_dir"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 _UNSAFE_NAME = re.compile(r'[<>:"/\\|?*]')

@@ -11,7 +11,8 @@ reading the prompt) can see how full each file is::
     ## Facts
     - Allergic to peanuts <!-- pin -->
 
-After the files come, when there are any, the history entries Dream has not processed yet
+After the files come, when there are any, the open questions of ``memory/PENDING.md`` (one
+line each, ``## Questions for the person …``), the history entries Dream has not processed yet
 (``## Recent history …``) and the turns recalled for the current query (``## Recalled …``,
 one per line as ``[2026-05-08] Ana (user): …``), so the model can answer "when" and "who".
 
@@ -19,7 +20,8 @@ The block never exceeds ``budget_tokens`` (as :func:`nanomem.text.tokens.estimat
 When something must go, the choice is made in this order, and every cut is announced:
 
 1. the usage header of each file and of each section, and room for the omission notes;
-2. pinned lines of every file (:func:`nanomem.vocab.is_pinned`), then markdown headings;
+2. pinned lines of every file (:func:`nanomem.vocab.is_pinned`), then markdown headings,
+   then the open questions, oldest first;
 3. without ``relevance``: the other lines in file order, round-robin across the files so that no
    file starves the others; with ``relevance`` (a query was given): the lines that match it,
    most relevant first;
@@ -44,6 +46,7 @@ from nanomem.text.tokens import estimate_text
 from nanomem.vocab import is_pinned
 
 PENDING_HEADER = "## Recent history (not yet in the files; oldest first)"
+QUESTIONS_HEADER = "## Questions for the person (ask; they answer /memory yes N or /memory no N)"
 RECALL_HEADER = "## Recalled from earlier conversations (best match first)"
 SNIPPET_CHARS = 400
 
@@ -128,23 +131,24 @@ def render_context(
     pending: Sequence[PendingEntry] = (),
     recalled: Sequence[RecalledTurn] = (),
     skip: frozenset[str] = frozenset(),
+    questions: Sequence[str] = (),
 ) -> str:
     """Render the memory block within ``budget_tokens`` (see the module docstring).
 
     ``files`` maps a relative path to its text, ``caps`` gives each file's character cap for its
     usage header (a missing cap shows as 0); an empty file shows as ``(empty)``. ``relevance``
     maps a file to ``{0-based line index: score}`` for the lines that match the query;
-    ``pending`` is newest first; ``recalled`` best first. Returns ``""`` when not even the
-    headers fit.
+    ``pending`` is newest first; ``recalled`` best first; ``questions`` one line each, oldest
+    first. Returns ``""`` when not even the headers fit.
 
     >>> render_context({"SOUL.md": "- Be brief.\\n"}, {"SOUL.md": 4000}, 100)
     '## SOUL.md 12/4,000 chars\\n- Be brief.'
     >>> render_context({"SOUL.md": "- Be brief.\\n"}, {"SOUL.md": 4000}, 0)
     ''
     """
-    if budget_tokens <= 0 or not (files or pending or recalled):
+    if budget_tokens <= 0 or not (files or pending or recalled or questions):
         return ""
-    block = _Block(files, caps, skip, pending, recalled)
+    block = _Block(files, caps, skip, pending, recalled, questions)
     everything = block.all_items()
     full = block.assemble(set(everything))
     if estimate_text(full) <= budget_tokens:
@@ -202,34 +206,41 @@ def _parsed_lines(text: str, skip: frozenset[str]) -> Any:
 def render_context_memo(
     files: Mapping[str, str], caps: Mapping[str, int], budget_tokens: int, *,
     pending: Sequence[PendingEntry] = (), skip: frozenset[str] = frozenset(),
+    questions: Sequence[str] = (),
 ) -> str:
     """:func:`render_context` without a query, remembered by the value of every input: the
-    same files, caps, budget and pending entries give the same block without rendering."""
-    key = (tuple(files.items()), tuple(caps.items()), budget_tokens, tuple(pending), skip)
+    same files, caps, budget, pending entries and questions give the same block without
+    rendering."""
+    key = (tuple(files.items()), tuple(caps.items()), budget_tokens, tuple(pending), skip,
+           tuple(questions))
     return _memo(_BLOCKS, key, lambda: render_context(files, caps, budget_tokens,
-                                                      pending=pending, skip=skip))
+                                                      pending=pending, skip=skip,
+                                                      questions=questions))
 
 
-_Item = tuple[str, str, int]  # ("file", rel, line index) | ("pending", "", i) | ("recall", "", i)
+_Item = tuple[str, str, int]  # ("file", rel, index) | ("pending"|"recall"|"question", "", i)
 
 
 class _Block:
     """The parts of one prompt block and how they are chosen and assembled."""
 
     def __init__(self, files: Mapping[str, str], caps: Mapping[str, int], skip: frozenset[str],
-                 pending: Sequence[PendingEntry], recalled: Sequence[RecalledTurn]) -> None:
+                 pending: Sequence[PendingEntry], recalled: Sequence[RecalledTurn],
+                 questions: Sequence[str] = ()) -> None:
         self.files = {rel: _redacted(text) for rel, text in files.items()}  # never into a prompt
         self.caps = caps
         self.lines = {rel: _parsed_lines(text, skip) for rel, text in self.files.items()}
         self.pending = [f"[{e.timestamp}] {redact_for_model(e.text)}" if e.timestamp
                         else redact_for_model(e.text) for e in pending]
         self.recalled = [redact_for_model(render_recalled(turn)) for turn in recalled]
+        self.questions = [redact_for_model(" ".join(q.split())) for q in questions]
 
     def all_items(self) -> list[_Item]:
         items: list[_Item] = [("file", rel, ln.index) for rel, lines in self.lines.items()
                               for ln in lines if ln.tier >= 0]
         items += [("pending", "", i) for i in range(len(self.pending))]
         items += [("recall", "", i) for i in range(len(self.recalled))]
+        items += [("question", "", i) for i in range(len(self.questions))]
         return items
 
     def assemble(self, kept: set[_Item]) -> str:
@@ -246,6 +257,14 @@ class _Block:
                           and ("file", rel, ln.index) not in kept)
             if omitted:
                 out.append(render_omission(rel, omitted))
+            blocks.append("\n".join(out))
+        if self.questions:
+            kept_q = [i for i in range(len(self.questions)) if ("question", "", i) in kept]
+            out = [QUESTIONS_HEADER, *(self.questions[i] for i in kept_q)]
+            left = len(self.questions) - len(kept_q)
+            if left:
+                out.append(f"… {left} more {'question' if left == 1 else 'questions'} omitted to "
+                           "fit the budget; see memory/PENDING.md")
             blocks.append("\n".join(out))
         if self.pending:
             kept_pending = [i for i in range(len(self.pending)) if ("pending", "", i) in kept]
@@ -286,6 +305,8 @@ class _Block:
                 for line in lines:
                     if line.tier == tier:
                         take(("file", rel, line.index))
+        for i in range(len(self.questions)):
+            take(("question", "", i))
         others = {rel: [ln for ln in lines if ln.tier == 2] for rel, lines in self.lines.items()}
         later: dict[str, list[_Line]] = {rel: [] for rel in others}
         if relevance is None:
@@ -313,7 +334,7 @@ class _Block:
         if kind == "file":
             text = self.lines[rel][index].text
             return _line_cost(text) if text.strip() else 1
-        text = self.pending[index] if kind == "pending" else self.recalled[index]
+        text = {"pending": self.pending, "recall": self.recalled, "question": self.questions}[kind][index]
         return estimate_text(text + "\n")
 
 

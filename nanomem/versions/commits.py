@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-COMMIT_KINDS: tuple[str, ...] = ("init", "dream", "manual", "restore", "forget")
+COMMIT_KINDS: tuple[str, ...] = ("init", "dream", "manual", "restore", "forget", "confirm")
 
 _TRAILER_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 _TRAILER_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*): (.*)$")

@@ -17,7 +17,7 @@ from dulwich.index import index_entry_from_stat
 from dulwich.objects import Blob
 
 from nanomem.store.workspace import Workspace
-from nanomem.vocab import MEMORY_FILES
+from nanomem.vocab import VERSIONED_FILES
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo
@@ -32,7 +32,7 @@ def update_index(repo: Repo, workspace: Workspace, git_dir: Path,
     """Keep ``git status`` clean for the files just committed; a damaged index is logged."""
     try:
         index = repo.open_index()
-        for rel in MEMORY_FILES:
+        for rel in VERSIONED_FILES:
             key = rel.encode()
             path = workspace.path(rel)
             if rel in files:

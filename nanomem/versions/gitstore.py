@@ -1,8 +1,8 @@
 """The memory repository: every change to the memory files is a real git commit (dulwich).
 
-This is the ONLY module that imports dulwich. It tracks exactly ``SOUL.md``, ``USER.md`` and
-``memory/MEMORY.md``; cursors and the Dream audit are never tracked (the dream cursor lives in
-the ``Dream-Cursor:`` trailer of each ``dream:`` commit).
+This is the ONLY module that imports dulwich. It tracks exactly ``SOUL.md``, ``USER.md``,
+``memory/MEMORY.md`` and the questions ``memory/PENDING.md``; cursors and the audit are never
+tracked (the dream cursor lives in the ``Dream-Cursor:`` trailer of each ``dream:`` commit).
 
 Where the git dir lives (``.nanomem.git`` or ``.git``, DESIGN §5) is decided by
 :mod:`nanomem.versions.location`; the outer repository is never touched.
@@ -57,11 +57,11 @@ from nanomem.errors import GitStoreError, ShaError, UnusableFileError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.location import SEPARATE_GIT_DIR, merge_whitelist
 from nanomem.store.journal import WriteJournal
-from nanomem.store.memfiles import read_memory_files
+from nanomem.store.memfiles import read_versioned_files
 from nanomem.versions.gitindex import FILE_MODE, update_index
 from nanomem.versions.journaled import commit_journaled
 from nanomem.versions.statusstamp import write_commit_stamp
-from nanomem.store.workspace import MEMORY_FILES, Workspace
+from nanomem.store.workspace import VERSIONED_FILES, Workspace
 
 __all__ = ["SEPARATE_GIT_DIR", "CommitInfo", "GitStore", "RestoreResult", "locate_git_dir"]
 
@@ -255,7 +255,7 @@ class GitStore:
         absent, or is refused with ``refuse_links``: its blob is a link path, never content."""
         store = self.repo.object_store
         blobs: dict[str, bytes] = {}
-        for rel in MEMORY_FILES:
+        for rel in VERSIONED_FILES:
             try:
                 mode, sha = _lookup(store, tree_id, rel)
             except KeyError:
@@ -278,8 +278,9 @@ class GitStore:
         """Memory files whose bytes differ from HEAD (edited, created or deleted)."""
         head = self._head_commit()
         committed = self._tree_blobs(head.tree) if head else {}
-        current = {rel: Blob.from_string(data).id for rel, data in read_memory_files(self.workspace).items()}
-        return sorted(rel for rel in MEMORY_FILES if committed.get(rel) != current.get(rel))
+        current = {rel: Blob.from_string(data).id
+                   for rel, data in read_versioned_files(self.workspace).items()}
+        return sorted(rel for rel in VERSIONED_FILES if committed.get(rel) != current.get(rel))
 
     @_translated
     def commit(
@@ -297,7 +298,7 @@ class GitStore:
         """
         message = render_message(subject, body, trailers)
         with self._lock:
-            files = read_memory_files(self.workspace) if changes is None else self._with(changes)
+            files = read_versioned_files(self.workspace) if changes is None else self._with(changes)
             sha = (self._commit_files(files, message, record=True) if record
                    else self._commit_files(files, message))
         return None if sha is None else self.show(sha)
@@ -362,7 +363,7 @@ class GitStore:
             if mem_entry and stat.S_ISDIR(mem_entry[0])
             else Tree()
         )
-        for rel in MEMORY_FILES:
+        for rel in VERSIONED_FILES:
             parent, name = (memory, rel.split("/")[1]) if "/" in rel else (root, rel)
             key = name.encode()
             if rel in files:
@@ -418,7 +419,7 @@ class GitStore:
         commit = self._commit(full)
         parent_tree = self._commit(commit.parents[0].decode()).tree if commit.parents else None
         old, new = self._tree_files(parent_tree), self._tree_files(commit.tree)
-        files = tuple(rel for rel in MEMORY_FILES if old.get(rel) != new.get(rel))
+        files = tuple(rel for rel in VERSIONED_FILES if old.get(rel) != new.get(rel))
         diff = "".join(render_file_diff(rel, old.get(rel), new.get(rel)) for rel in files)
         return dataclasses.replace(_header_info(commit), sha=full, files=files, diff=diff)
 
@@ -498,8 +499,8 @@ class GitStore:
             )
         manual = self.commit_manual_if_dirty()
         wanted = self._tree_files(self._commit(target.parents[0]).tree, refuse_links=True)
-        current = read_memory_files(self.workspace)
-        changed = [rel for rel in MEMORY_FILES if current.get(rel) != wanted.get(rel)]
+        current = read_versioned_files(self.workspace)
+        changed = [rel for rel in VERSIONED_FILES if current.get(rel) != wanted.get(rel)]
         if not changed:
             return RestoreResult("already", full, (), None, manual)
         about = target.subject if len(target.subject) <= 60 else target.subject[:59] + "…"

@@ -24,6 +24,7 @@ WHITELIST: tuple[str, ...] = (
     "!memory/",
     "memory/*",
     "!memory/MEMORY.md",
+    "!memory/PENDING.md",
 )
 WHITELIST_HEADER = "# nanomem: the memory repository tracks only the memory files"
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from nanomem.store.fsutil import atomic_write
 from nanomem.versions.commits import CommitInfo, commit_kind, split_message
-from nanomem.vocab import MEMORY_FILES
+from nanomem.vocab import VERSIONED_FILES
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ def blob_id(data: bytes) -> str:
 
 
 def _blobs(files: Mapping[str, bytes]) -> dict[str, str]:
-    return {rel: blob_id(files[rel]) for rel in MEMORY_FILES if rel in files}
+    return {rel: blob_id(files[rel]) for rel in VERSIONED_FILES if rel in files}
 
 
 def render_stamp(stamp: StatusStamp) -> str:
@@ -103,7 +103,7 @@ def parse_stamp(text: str) -> StatusStamp | None:
         head, blobs, mark, cursor = raw["head"], raw["blobs"], raw["last_dream"], raw["dream_cursor"]
         if not (isinstance(head, str) and _SHA.fullmatch(head) and isinstance(blobs, dict)):
             return None
-        if not all(rel in MEMORY_FILES and isinstance(sha, str) and _SHA.fullmatch(sha)
+        if not all(rel in VERSIONED_FILES and isinstance(sha, str) and _SHA.fullmatch(sha)
                    for rel, sha in blobs.items()):
             return None
         if cursor is not None and (type(cursor) is not int or cursor < 0):
@@ -204,6 +204,6 @@ def read_stamped_status(git_dir: Path, files: Mapping[str, bytes]) -> StampedSta
     stamp = read_stamp(git_dir)
     if stamp is None or read_head(git_dir) != stamp.head:
         return None
-    dirty = tuple(sorted(rel for rel in MEMORY_FILES
+    dirty = tuple(sorted(rel for rel in VERSIONED_FILES
                          if stamp.blobs.get(rel) != (blob_id(files[rel]) if rel in files else None)))
     return StampedStatus(stamp.head, dirty, stamp.last_dream, stamp.dream_cursor)

@@ -15,7 +15,7 @@ True
 "traceability: '5000' in the new text of USER.md does not appear in the batch or the memory files; copy numbers, identifiers and names exactly as the batch writes them, or leave them out"
 
 Order of :func:`check_all` (the first refusal wins): size, secrets, control characters,
-injection, pins, corrections only, deletion guard, traceability. Paths are checked before a
+injection, pins, new pins, corrections only, deletion guard, traceability. Paths are checked before a
 proposal exists, by :func:`check_path` and :func:`check_symlink`. ``docs/gates.md`` explains each rule.
 
 The judging of words lives in two pure modules the gates call: :mod:`nanomem.dream.gates.corrections`
@@ -192,7 +192,7 @@ def check_injection(proposal: Proposal, context: GateContext) -> str | None:
 
 def check_pins(proposal: Proposal, context: GateContext) -> str | None:
     """Every line of the original that ends with ``<!-- pin -->`` stays, byte for byte (modulo
-    surrounding whitespace); Dream may not add a pin mark of its own either."""
+    surrounding whitespace); only a person's yes to a question changes one."""
     original = context.original_files.get(proposal.path, "")
     after_lines = Counter(_stripped_lines(proposal.after))
     pinned = Counter(line for line in _stripped_lines(original) if is_pinned(line))
@@ -203,6 +203,16 @@ def check_pins(proposal: Proposal, context: GateContext) -> str | None:
             f"pins: {proposal.path} line '{_quote(line)}' is pinned by a person; Dream may not "
             "remove or reword it. Keep it exactly as it is"
         )
+    return None
+
+
+def check_new_pins(proposal: Proposal, context: GateContext) -> str | None:
+    """Dream may not add a pin mark of its own: only a person pins a line. A reworded pinned
+    line that a question carries keeps the pin as long as no more lines are pinned than
+    before (:func:`nanomem.dream.questions.check_question`)."""
+    original = context.original_files.get(proposal.path, "")
+    after_lines = Counter(_stripped_lines(proposal.after))
+    pinned = Counter(line for line in _stripped_lines(original) if is_pinned(line))
     new_pins = Counter(line for line in after_lines.elements() if is_pinned(line)) - pinned
     if new_pins:
         return (
@@ -300,18 +310,33 @@ GATES = (
     check_controls,
     check_injection,
     check_pins,
+    check_new_pins,
     check_corrections,
     check_deletion,
     check_traceability,
 )
 
 
-def check_all(proposal: Proposal, context: GateContext) -> str | None:
-    """Run every gate in a fixed order; return the first refusal, or ``None``."""
+def check_all(proposal: Proposal, context: GateContext, *,
+              waive: frozenset[str] = frozenset()) -> str | None:
+    """Run every gate in a fixed order; return the first refusal, or ``None``. ``waive`` names
+    gates a person's confirmation stands in for (``pins``, ``corrections``: see
+    :mod:`nanomem.dream.questions`)."""
+    found = first_refusal(proposal, context, waive=waive)
+    return None if found is None else found[1]
+
+
+def first_refusal(proposal: Proposal, context: GateContext, *,
+                  waive: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+    """``(gate name, reason)`` of the first gate that refuses (``pins`` for
+    :func:`check_pins`), or ``None``; the gates named in ``waive`` are not run."""
     for gate in GATES:
+        name = gate.__name__.removeprefix("check_")
+        if name in waive:
+            continue
         reason = gate(proposal, context)
         if reason is not None:
-            return reason
+            return name, reason
     return None
 
 

@@ -73,11 +73,14 @@ from nanomem.vocab import (
     SOUL_MD,
     STOP_WORDS,
     USER_MD,
+    PIN_MARK,
+    find_hedge,
     is_permanent,
     is_pinned,
 )
 
 DUPLICATE_THRESHOLD = 0.8
+HEDGED_QUESTION = "The history says this with a hedge (maybe, I think…): is it so?"
 CORRECTION_THRESHOLD = 0.34
 SECTION_HEADINGS = ("## Facts", "## Behaviour", "## Behavior")
 NEW_FILE_HEADINGS = {
@@ -173,7 +176,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     files = {rel: str(text) for rel, text in task.files.items()}
     today = task.now.date()
     budget = {rel: _deletion_budget(text, task.max_deletion_share) for rel, text in files.items()}
-    counts = {"added": 0, "corrected": 0, "expired": 0, "duplicates": 0, "skipped": 0}
+    counts = {"added": 0, "corrected": 0, "expired": 0, "duplicates": 0, "skipped": 0, "asked": 0}
     edits: list[tuple[str, dict[str, Any]]] = []
     touched: set[str] = set()
     planned: dict[str, list[str]] = {}
@@ -204,8 +207,10 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
             continue
         view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
         target = find_corrected(fact.text, view)
-        if target is not None and is_pinned(target[1]):
-            counts["skipped"] += 1  # a person's pinned line wins over a correction
+        if target is not None and is_pinned(target[1]) and target[1] in files.get(target[0], ""):
+            ask = _ask_call(target[0], files[target[0]], target[1], fact)  # the pins gate asks it
+            edits += [ask] if ask else []
+            counts["asked" if ask else "skipped"] += 1
             continue
         if target is None or target[1].strip() in touched:
             add(Fact("durable", trim_correction(fact.text), fact.day))
@@ -220,6 +225,11 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         edit = _replace_line(files[rel], line, new_line) if budget.get(rel, 0) >= 1 else None
         if edit is None:
             add(plain)
+            continue
+        if find_hedge(fact.text):  # a hedged correction: asked of the person, never applied
+            edits.append(("edit_file", {"path": rel, "old_text": edit[0], "new_text": edit[1],
+                                        "uncertain": True, "question": HEDGED_QUESTION}))
+            counts["asked"] += 1
             continue
         edits.append(("edit_file", {"path": rel, "old_text": edit[0], "new_text": edit[1]}))
         files[rel] = files[rel].replace(edit[0], edit[1], 1)
@@ -535,6 +545,15 @@ def _replace_line(text: str, line: str, new_line: str | None) -> tuple[str, str]
     return None
 
 
+def _ask_call(rel: str, text: str, line: str, fact: Fact) -> tuple[str, dict[str, Any]] | None:
+    """The edit a correction of the pinned ``line`` would make, the pin kept: sent as it is,
+    so that the pins gate turns it into a question for the person (never applied here)."""
+    plain = Fact("durable", corrected_text(fact.text, _COMMENT.sub("", line)), fact.day)
+    edit = _replace_line(text, line, f"{render_line(plain, permanent=is_permanent(line))} {PIN_MARK}")
+    return None if edit is None else ("edit_file", {"path": rel, "old_text": edit[0],
+                                                    "new_text": edit[1]})
+
+
 def _append_call(rel: str, text: str, lines: list[str], touched: set[str]) -> tuple[str, dict[str, Any]]:
     block = "".join(line + "\n" for line in lines)
     if not text.strip():
@@ -564,7 +583,7 @@ def _finish_reply(messages: Sequence[Mapping[str, Any]]) -> ChatResponse:
     last: Mapping[str, Any] = next((m for m in reversed(messages) if m.get("role") == "assistant"), {})
     proposed = [c for c in last.get("tool_calls") or [] if c.get("function", {}).get("name") != "read_file"]
     results = [m for m in messages if m.get("role") == "tool"]
-    refused = sum(1 for m in results[-len(proposed):] if str(m.get("content", "")).startswith("error:")) if proposed else 0
+    refused = sum(1 for m in results[-len(proposed):] if not str(m.get("content", "")).startswith("ok:")) if proposed else 0
     accepted = len(proposed) - refused
     note = str(last.get("content") or "offline Dream")
     if refused:
