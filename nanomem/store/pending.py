@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,6 +39,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from nanomem.errors import WorkspaceError
+from nanomem.store.filecache import RACY_NS
 from nanomem.store.fsutil import atomic_write
 from nanomem.store.workspace import Workspace
 from nanomem.text.sanitize import sanitize_line
@@ -241,9 +243,11 @@ _LINES_MEMO: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
 
 def read_question_lines(workspace: Workspace) -> tuple[str, ...]:
     """One line per open question (:func:`render_question_line`), for the prompt block; read
-    again only when the file's stat signature changed. A malformed or unreadable file gives
+    again only when the file's stat signature changed (or it is racily clean, as
+    :mod:`nanomem.store.filecache` has it). A malformed or unreadable file gives
     no lines and one warning naming the line (the prompt block is never blocked by it)."""
     path = workspace.path(PENDING)
+    began = time.time_ns()
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -261,7 +265,8 @@ def read_question_lines(workspace: Workspace) -> tuple[str, ...]:
     except WorkspaceError as exc:
         log.warning("%s; its questions are left out of the prompt block", exc)
         lines = ()
-    _LINES_MEMO[key] = (signature, lines)
+    if began - st.st_mtime_ns > RACY_NS:  # else racily clean: read it again next time
+        _LINES_MEMO[key] = (signature, lines)
     return lines
 
 
