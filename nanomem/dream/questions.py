@@ -117,9 +117,9 @@ def backed_by_batch(proposal: Proposal, context: GateContext) -> bool:
 
     >>> from nanomem.config import Config
     >>> ctx = GateContext("- [correction] I moved to Porto", {}, {}, Config())
-    >>> backed_by_batch(Proposal("USER.md", "- Lives in Lisbon\n", "- Lives in Porto\n"), ctx)
+    >>> backed_by_batch(Proposal("USER.md", "- Lives in Lisbon\\n", "- Lives in Porto\\n"), ctx)
     True
-    >>> backed_by_batch(Proposal("USER.md", "- Lives in Lisbon\n", "- Lisbon\n"), ctx)
+    >>> backed_by_batch(Proposal("USER.md", "- Lives in Lisbon\\n", "- Lisbon\\n"), ctx)
     False
     """
     old, new = Counter(proposal.before.splitlines()), Counter(proposal.after.splitlines())
