@@ -77,7 +77,7 @@ def render_dream(result: DreamResult) -> str:
         sha = short(result.commit)
         return (
             f"**Dream committed `{sha}`** (entries up to cursor {after}; {counts})."
-            f"{_refusals(refused)}\n"
+            f"{_refusals(refused)}{_asked(result)}\n"
             f"See the diff with `/dream-log {sha}`; undo with `/dream-restore {sha}`."
         )
     if status == "no_changes":
@@ -100,6 +100,16 @@ def render_dream(result: DreamResult) -> str:
         f"**Dream failed**: {reason}. Nothing was changed; the cursor stays at {before}. "
         "Try again with `/dream`."
     )
+
+
+def _asked(result: Any) -> str:
+    """The line a Dream reply adds when the run asked questions (memory/PENDING.md)."""
+    asked = getattr(result, "questions", ())
+    if not asked:
+        return ""
+    numbers = ", ".join(str(q.number) for q in asked)
+    return (f"\nIt asks you {len(asked)} question(s) ({numbers}): `/memory pending` lists them; "
+            "answer with `/memory yes N` or `/memory no N`.")
 
 
 def render_no_dream() -> str:

@@ -17,6 +17,7 @@ from nanomem.engines.chat import ToolCall
 from nanomem.engines.offline.engine import OfflineEngine
 from nanomem.engines.openai import OpenAIProvider
 from nanomem.memory import Memory
+from nanomem.replies import render_dream
 from nanomem.text.tokens import estimate_text
 from tests.fakellm import FakeLLM
 
@@ -154,6 +155,8 @@ def test_pending_uncertain_edit_of_a_model_becomes_a_question_not_an_edit(worksp
     assert (workspace / "USER.md").read_bytes() == user_before
     assert [(q.number, q.kind, q.question) for q in result.questions] == [(1, "uncertain", "Is Rita your sister?")]
     assert [(e.state, e.reason) for e in result.ledger] == [("pending", "question 1")]
+    assert ("It asks you 1 question(s) (1): `/memory pending` lists them; answer with "
+            "`/memory yes N` or `/memory no N`.") in render_dream(result)
     tool_reply = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
     assert tool_reply["content"].startswith("queued: this edit is not made")
     text = (workspace / PENDING).read_text("utf-8")
