@@ -278,3 +278,18 @@ def test_pending_file_that_is_a_link_is_refused(workspace: Path, link_to: str) -
     assert "memory/PENDING.md: is a symlink" in err.getvalue()
     assert (workspace / link_to).read_bytes() == before
     assert memory.status().questions_problem is not None
+
+
+def test_pending_status_counts_questions_and_sees_hand_edits_of_the_file(workspace: Path) -> None:
+    asked_pinned(workspace)
+
+    def status() -> dict:
+        out = io.StringIO()
+        assert main(["-w", str(workspace), "status", "--json"], stdout=out, stderr=io.StringIO()) == 0
+        return json.loads(out.getvalue())
+
+    first = status()
+    assert (first["questions"], first["uncommitted"]) == (1, [])
+    path = workspace / PENDING
+    path.write_text(path.read_text("utf-8") + "\nA note of mine.\n", "utf-8")
+    assert status()["uncommitted"] == [PENDING]
