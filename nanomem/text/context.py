@@ -150,9 +150,13 @@ def render_context(
         return ""
     block = _Block(files, caps, skip, pending, recalled, questions)
     everything = block.all_items()
-    full = block.assemble(set(everything))
-    if estimate_text(full) <= budget_tokens:
-        return full
+    # Each item is a newline-separated piece of the full block and no token spans a newline,
+    # so the full block's estimate is at least the sum of (item cost - 1): when that alone is
+    # over budget, the full block cannot fit and is neither assembled nor estimated.
+    if sum(block._cost(item) - 1 for item in everything) <= budget_tokens + 1:
+        full = block.assemble(set(everything))
+        if estimate_text(full) <= budget_tokens:
+            return full
     chosen = block.choose(budget_tokens, relevance)
     while True:
         text = block.assemble(set(chosen))
