@@ -1,7 +1,15 @@
-"""Dream benchmark: prompt tokens per batch and wall time with the offline engine.
+"""Dream benchmark: prompt tokens per entry and per batch, and wall time, with the offline engine.
 
     python benchmarks/dream.py            # 20, 200 and 2,000 pending entries
     python benchmarks/dream.py --quick    # 20 and 200
+    python benchmarks/dream.py --tokens   # only the tokens-per-entry table
+
+First, the tokens per processed entry (issue 15's row), every request of a batch counted
+(messages and tool definitions, ``tokens.estimate_messages`` + ``estimate_tools``) and divided
+by the batch's entries: ``empty`` is the first batch over the template files (later batches see
+the facts Dream added), ``full`` every batch of 200 entries over files filled to 85 % of their
+caps (they stay full). Beside it the floor, the entries' own tokens as the batch shows them,
+and the ratio to it.
 
 For each size it builds a fresh workspace (template files, real git repository), appends that
 many consolidator-style summary entries, then runs Dream with the offline engine until nothing is
@@ -9,6 +17,8 @@ pending. It prints, measured in this run:
 
 - the estimated prompt tokens of the first request of each batch (``tokens.estimate_messages``),
   as min / median / max over all batches, and how they grow as the memory files fill;
+Then, per size:
+
 - the wall time of the first run (at most ``dream_max_batches`` batches) and of draining the
   whole backlog, with the time per entry, so sizes compare as ratios within one run.
 """
@@ -32,7 +42,7 @@ from nanomem.dream.run import run_dream  # noqa: E402
 from nanomem.versions.gitstore import GitStore  # noqa: E402
 from nanomem.store.history import History  # noqa: E402
 from nanomem.engines.offline.engine import OfflineEngine  # noqa: E402
-from nanomem.text.tokens import estimate_messages  # noqa: E402
+from nanomem.text.tokens import estimate_messages, estimate_text, estimate_tools  # noqa: E402
 from nanomem.store.workspace import Workspace, init_workspace  # noqa: E402
 
 NOW = datetime(2026, 11, 30, 12, 0)
@@ -53,10 +63,15 @@ class Recording:
     def __init__(self) -> None:
         self.inner = OfflineEngine(clock=lambda: NOW)
         self.first_prompts: list[int] = []
+        self.requests = 0
+        self.batch_prompts: list[list[int]] = []  # per batch: [entries, tokens of every request]
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         if len(request.messages) == 2:  # a new batch conversation: system + files/history
             self.first_prompts.append(estimate_messages(request.messages))
+            self.batch_prompts.append([len(request.task.batch), 0])
+        self.requests += 1
+        self.batch_prompts[-1][1] += estimate_messages(request.messages) + estimate_tools(request.tools)
         return await self.inner.complete(request)
 
 
@@ -66,6 +81,72 @@ def entry_text(n: int) -> str:
                                                   p=max(1, n * 10 + i - 30))
         for i in range(3)
     )
+
+
+FILL_SHARE = 0.85  # "full": each memory file filled to this share of its cap
+FILLERS = {  # facts of their own, written like the entries (shared words, their own names)
+    "SOUL.md": "- Format digest D{n} as a table with a short summary for reader Rd{n}.",
+    "USER.md": "- My friend Fr{n} lives in town Tw{n} and likes tea blend Bl{n}.",
+    "memory/MEMORY.md": "- Contract KQ-{k} with supplier Sup{n} is owned by team Tm{n} and renews yearly.",
+}
+
+
+def fill_files(ws: Workspace, config: Config) -> None:
+    """Fill each memory file with distinct fact lines up to FILL_SHARE of its cap."""
+    for rel, template in FILLERS.items():
+        path = ws.path(rel)
+        text = path.read_text(encoding="utf-8")
+        n = 0
+        while True:
+            n += 1
+            line = template.format(n=n, k=50_000 + 13 * n) + "\n"
+            if len(text) + len(line) > FILL_SHARE * config.cap_for(rel):
+                break
+            text += line
+        path.write_text(text, encoding="utf-8")
+
+
+def run_tokens(size: int, config: Config, *, full: bool) -> dict[str, float]:
+    """Dream ``size`` entries to the end; every request's prompt tokens per processed entry."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        init_workspace(root)
+        ws = Workspace(root)
+        if full:
+            fill_files(ws, config)
+        store = GitStore.open(ws, config)
+        history = History(ws, config, clock=lambda: NOW)
+        history.append_many([entry_text(n) for n in range(1, size + 1)], kind="summary")
+        floor = sum(estimate_text(f"[entry {e.cursor} | {e.timestamp}]\n{e.content}\n")
+                    for e in history.read_since(0, limit=size))
+        engine = Recording()
+        while True:
+            result = asyncio.run(run_dream(ws, config=config, history=history, store=store,
+                                           engine=engine, clock=lambda: NOW))
+            if result.status == "nothing_to_do":
+                break
+            if result.status == "failed":
+                raise SystemExit(f"dream failed ({'full' if full else 'empty'}): {result.reason}")
+        batches = engine.batch_prompts if full else engine.batch_prompts[:1]
+        entries, tokens = sum(b[0] for b in batches), sum(b[1] for b in batches)
+        requests = engine.requests if full else None
+        return {"requests": requests, "batches": len(batches), "entries": entries,
+                "per_entry": tokens / entries, "floor": floor / size,
+                "all_batches": len(engine.batch_prompts), "all_requests": engine.requests}
+
+
+def print_tokens(config: Config, size: int = 200) -> None:
+    print(f"Dream prompt tokens per processed entry ({size} entries, offline engine, every request "
+          "counted: messages + tool definitions)")
+    print(f"{'memory files':>14} {'counted':>22} {'tokens/entry':>13} {'floor':>6} {'ratio':>6}"
+          f"   (all {size} entries: batches, requests)")
+    for full in (False, True):
+        row = run_tokens(size, config, full=full)
+        label = f"full ({FILL_SHARE:.0%})" if full else "empty"
+        counted = f"{row['batches']} batch(es), {row['entries']} entries"
+        print(f"{label:>14} {counted:>22} {row['per_entry']:>13.0f} {row['floor']:>6.0f} "
+              f"{row['per_entry'] / row['floor']:>5.1f}x   ({row['all_batches']}, {row['all_requests']})")
+    print("floor: the entries' own tokens as the batch shows them (label line + text)")
 
 
 def run_size(size: int, config: Config) -> dict[str, float]:
@@ -102,9 +183,14 @@ def run_size(size: int, config: Config) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only 20 and 200 pending entries")
+    parser.add_argument("--tokens", action="store_true", help="only the tokens-per-entry table")
     args = parser.parse_args(argv)
     sizes = (20, 200) if args.quick else (20, 200, 2000)
     config = Config()
+    print_tokens(config)
+    if args.tokens:
+        return 0
+    print()
     print(f"offline Dream; batch = {config.dream_batch_entries} entries / "
           f"{config.dream_batch_tokens} tokens, at most {config.dream_max_batches} batches per run")
     print(f"{'pending':>8} {'runs':>5} {'batches':>8} {'first run':>10} {'drain all':>10} "
