@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -138,15 +139,24 @@ def run_tokens(size: int, config: Config, *, full: bool) -> dict[str, float]:
 def print_tokens(config: Config, size: int = 200) -> None:
     print(f"Dream prompt tokens per processed entry ({size} entries, offline engine, every request "
           "counted: messages + tool definitions)")
-    print(f"{'memory files':>14} {'counted':>22} {'tokens/entry':>13} {'floor':>6} {'ratio':>6}"
-          f"   (all {size} entries: batches, requests)")
-    for full in (False, True):
-        row = run_tokens(size, config, full=full)
+    print(f"{'memory files':>14} {'settings':>28} {'counted':>22} {'tokens/entry':>13} {'floor':>6} "
+          f"{'ratio':>6}   (all {size} entries: batches, requests)")
+    whole = dataclasses.replace(config, dream_excerpt_tokens=10**9)
+    variants = [
+        (False, "defaults", config),
+        (True, "defaults", config),
+        (True, "whole files (no excerpt)", whole),
+        (True, "whole files, 20-entry batch", dataclasses.replace(whole, dream_batch_entries=20)),
+    ]
+    for full, settings, cfg in variants:
+        row = run_tokens(size, cfg, full=full)
         label = f"full ({FILL_SHARE:.0%})" if full else "empty"
         counted = f"{row['batches']} batch(es), {row['entries']} entries"
-        print(f"{label:>14} {counted:>22} {row['per_entry']:>13.0f} {row['floor']:>6.0f} "
-              f"{row['per_entry'] / row['floor']:>5.1f}x   ({row['all_batches']}, {row['all_requests']})")
-    print("floor: the entries' own tokens as the batch shows them (label line + text)")
+        print(f"{label:>14} {settings:>28} {counted:>22} {row['per_entry']:>13.0f} "
+              f"{row['floor']:>6.0f} {row['per_entry'] / row['floor']:>5.1f}x   "
+              f"({row['all_batches']}, {row['all_requests']})")
+    print("floor: the entries' own tokens as the batch shows them (label line + text); target with "
+          "full files: at most 3x the floor")
 
 
 def run_size(size: int, config: Config) -> dict[str, float]:

@@ -91,8 +91,9 @@ class Config:
     # history
     max_history_entries: int = 1_000
     # dream (cold path)
-    dream_batch_entries: int = 20
+    dream_batch_entries: int = 100  # a safety bound: batches are cut by dream_batch_tokens
     dream_batch_tokens: int = 6_000
+    dream_excerpt_tokens: int = 500  # a memory file above this is shown to Dream as an excerpt
     dream_max_batches: int = 10
     dream_max_iterations: int = 30
     file_caps: Mapping[str, int] = field(default_factory=lambda: DEFAULT_FILE_CAPS)
@@ -152,6 +153,7 @@ _TOML_SECTIONS: dict[str, dict[str, str]] = {
     "dream": {
         "batch_entries": "dream_batch_entries",
         "batch_tokens": "dream_batch_tokens",
+        "excerpt_tokens": "dream_excerpt_tokens",
         "max_batches": "dream_max_batches",
         "max_iterations": "dream_max_iterations",
         "max_deletion_share": "max_deletion_share",

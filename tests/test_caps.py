@@ -69,6 +69,7 @@ def _refusing_dream(setup: Setup, calls: int, long_text: str = "x") -> Any:
     bad = [("edit_file", {"path": "SOUL.md", "old_text": f"not there {n} {long_text}",
                           "new_text": "y"}) for n in range(calls)]
     fake.enqueue_tool_calls([*bad, add_fact("USER.md", "- User lives in Lyon."), finish()])
+    fake.enqueue_tool_calls([finish()])  # a finish beside refused calls waits one round
     with provider_over("mock", fake) as engine:
         return setup.dream(engine)
 

@@ -98,6 +98,7 @@ def test_run_dream_to_json_has_the_design_fields(setup: Setup) -> None:
     fake = FakeLLM()
     fake.enqueue_tool_calls([("edit_file", {"path": "../x.md", "old_text": "a", "new_text": "b"}),
                              finish()])
+    fake.enqueue_tool_calls([finish()])  # a finish beside a refused call waits one round
     with provider_over("mock", fake) as engine:
         data = to_json(setup.dream(engine))
     assert DESIGN_FIELDS <= set(data)
@@ -270,6 +271,7 @@ def test_run_dream_dry_run_reports_the_diff_and_changes_nothing(setup: Setup, tr
     fake.enqueue_tool_calls([add_fact("USER.md", "- Lives in Porto"),
                              ("write_file", {"path": "memory/history.jsonl", "content": "x"}),
                              finish()])
+    fake.enqueue_tool_calls([finish()])  # a finish beside a refused call waits one round
     with provider_over(transport, fake) as engine:
         result = setup.dream(engine, dry_run=True)
 
@@ -368,6 +370,7 @@ def test_run_dream_reports_progress(setup: Setup) -> None:
     fake = FakeLLM()
     fake.enqueue_tool_calls([add_fact("USER.md", "- Lives in Porto"),
                              ("read_file", {"path": "/etc/passwd"}), finish()])
+    fake.enqueue_tool_calls([finish()])  # a finish beside a refused call waits one round
     lines: list[str] = []
     with provider_over("mock", fake) as engine:
         setup.dream(engine, progress=lines.append)

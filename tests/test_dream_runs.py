@@ -204,6 +204,7 @@ def test_two_racing_dreams_run_once(setup: Setup, transport: str) -> None:
 def _dream_once(setup: Setup, calls) -> str:
     fake = FakeLLM()
     fake.enqueue_tool_calls(calls)
+    fake.enqueue_tool_calls([finish()])  # used when a refused call holds the first finish back
     with provider_over("mock", fake) as engine:
         result = setup.dream(engine)
     assert result.status in ("committed", "no_changes"), result.reason

@@ -114,6 +114,7 @@ def test_scripted_model_cannot_store_the_two_injections_of_the_issue(workspace: 
         add_fact("SOUL.md", f"- {METRIC}", "## Behaviour\n"),
         finish(),
     ])
+    fake.enqueue_tool_calls([finish()])  # a finish beside refused calls waits one round
     with provider_over("mock", fake) as provider:
         result = setup.dream(provider)
     assert result.status == "committed", result.reason

@@ -184,20 +184,22 @@ def test_offline_dream_is_deterministic(tmp_path: Path, workspace: Path) -> None
     assert "- Name is Ana Lima <!-- permanent -->" in outputs[0]["USER.md"]
 
 
-def test_plan_dream_reply_edits_first_then_finishes() -> None:
+def test_plan_dream_reply_edits_and_finishes_in_one_reply() -> None:
     entry = type("E", (), {"cursor": 1, "timestamp": "2026-11-30 10:00", "kind": "summary",
                            "content": "- [durable] I like tea"})()
     task = DreamTask((entry,), {"USER.md": USER}, datetime(2026, 11, 30), 7)
     first = plan_dream_reply(task, [{"role": "user", "content": "..."}])
-    assert [c.name for c in first.tool_calls] == ["edit_file"]
+    assert [c.name for c in first.tool_calls] == ["edit_file", "finish"]
+    assert json.loads(first.tool_calls[1].arguments)["status"] == "updated"
     assert first == plan_dream_reply(task, [{"role": "user", "content": "..."}])
     messages = [{"role": "user", "content": "..."}, first.assistant_message(),
-                {"role": "tool", "tool_call_id": "offline-dream-1", "content": "ok: edited"}]
-    second = plan_dream_reply(task, messages)
+                {"role": "tool", "tool_call_id": "offline-dream-1", "content": "ok: edited"},
+                {"role": "tool", "tool_call_id": "offline-dream-2", "content": "error: wait"}]
+    second = plan_dream_reply(task, messages)  # the run held the finish back
     assert [(c.name, json.loads(c.arguments)["status"]) for c in second.tool_calls] == [
         ("finish", "updated")]
     refused = [*messages[:2], {"role": "tool", "tool_call_id": "offline-dream-1",
-                               "content": "error: size"}]
+                               "content": "error: size"}, messages[3]]
     note = json.loads(plan_dream_reply(task, refused).tool_calls[0].arguments)
     assert note["status"] == "no_changes_needed" and "1 of 1 edits refused" in note["note"]
 

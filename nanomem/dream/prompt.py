@@ -7,7 +7,8 @@ parts joined again is the entry, byte for byte. The dream cursor may pass an ent
 batch holding its last part (:attr:`Batch.completes`).
 
 The prompt (:func:`render_messages`) is the instructions as the system message, then one user
-message with the memory files (size against cap) and the batch in a fenced block marked as
+message with the memory files (size against cap; a large file as an excerpt of the lines the
+batch needs, :mod:`nanomem.dream.excerpt`) and the batch in a fenced block marked as
 UNTRUSTED DATA.
 
 >>> from types import SimpleNamespace as E
@@ -25,9 +26,10 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from nanomem.dream.excerpt import EXCERPT_MIN_TOKENS, plan_excerpt, render_excerpt, render_excerpt_note
 from nanomem.text.redact import redact_for_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +44,9 @@ UNTRUSTED_NOTICE = (
 )
 CLOSING_REQUEST = (
     "Update the memory files with the tools (edit_file, write_file, read_file), then call "
-    "finish(status, note). Call finish with status no_changes_needed if nothing is worth keeping."
+    "finish(status, note). Send finish in the same reply as your edits: the batch then ends "
+    "without another round (if one of those edits is refused, you get the reasons and call "
+    "finish again). Call finish with status no_changes_needed if nothing is worth keeping."
 )
 NUDGE = (
     "You answered without calling a tool. Dream completes only through tool calls: edit the "
@@ -272,21 +276,38 @@ def render_near_cap(files: Mapping[str, str], caps: Mapping[str, int]) -> str:
             "recorded as skipped (file full), and the person is told.")
 
 
-def render_files(files: Mapping[str, str], caps: Mapping[str, int]) -> str:
+@dataclass(frozen=True)
+class ExcerptRule:
+    """When a file is shown as an excerpt, and what it must show (see :mod:`nanomem.dream.excerpt`):
+    the batch's texts (their terms select lines), files above ``min_tokens`` tokens, stale
+    ephemeral lines from ``today`` and ``ttl_days``."""
+
+    batch_texts: tuple[str, ...]
+    min_tokens: int = EXCERPT_MIN_TOKENS
+    today: date | None = None
+    ttl_days: int | None = None
+
+
+def render_files(files: Mapping[str, str], caps: Mapping[str, int],
+                 excerpt: ExcerptRule | None = None) -> str:
     """The memory files, each with its size against its cap, in fenced blocks; files near
-    their cap are named first with the request to merge or condense."""
+    their cap are named first with the request to merge or condense. With ``excerpt``, a large
+    file is shown as an excerpt with its note; without it every file is shown whole."""
     blocks = ["# Memory files (current contents)"]
     near = render_near_cap(files, caps)
     if near:
         blocks.append(near)
     for rel, text in files.items():
         text = redact_for_model(text)  # no typed credential, no undecodable byte to the model
-        fence = fence_for(text)
-        body = text if text.endswith("\n") or not text else text + "\n"
-        blocks.append(
-            f"## {rel} ({len(text)} of {caps.get(rel, 0)} characters)\n"
-            f"{fence}markdown\n{body}{fence}"
-        )
+        shown = None if excerpt is None else plan_excerpt(
+            text, excerpt.batch_texts, min_tokens=excerpt.min_tokens, today=excerpt.today,
+            ttl_days=excerpt.ttl_days)
+        heading = f"## {rel} ({len(text)} of {caps.get(rel, 0)} characters)"
+        body = text if shown is None else render_excerpt(text, shown)
+        fence = fence_for(body)
+        body = body if body.endswith("\n") or not body else body + "\n"
+        note = "" if shown is None else "\n" + render_excerpt_note(rel, text, shown)
+        blocks.append(f"{heading}\n{fence}markdown\n{body}{fence}{note}")
     return "\n\n".join(blocks)
 
 
@@ -298,9 +319,10 @@ def render_messages(
     *,
     index: int = 1,
     count: int = 1,
+    excerpt: ExcerptRule | None = None,
 ) -> list[dict[str, Any]]:
     """The opening messages of one batch's conversation: system instructions, then the files
-    and the batch as untrusted data.
+    (large ones as excerpts when ``excerpt`` is given) and the batch as untrusted data.
 
     >>> from types import SimpleNamespace as E
     >>> b = Batch((Segment(E(cursor=3, timestamp="t", content="x"), "x"),))
@@ -312,7 +334,7 @@ def render_messages(
     fence = fence_for(history)
     user = "\n\n".join(
         [
-            render_files(files, caps),
+            render_files(files, caps, excerpt),
             f"# History batch {index} of {count}: entries {batch.span}",
             UNTRUSTED_NOTICE,
             f"{fence}untrusted-history\n{history}{fence}",

@@ -15,7 +15,9 @@ The sequence:
 2. read the entries after the dream cursor and cut them into batches (:mod:`nanomem.dream.prompt`);
 3. for each batch, run the tool loop against ONE staged copy shared by the whole run: every call
    goes through :func:`nanomem.dream.tools.execute_tool_call` (jsonschema, then the gates); a batch
-   completes only through ``finish``; text alone gets one nudge, then the run fails;
+   completes only through ``finish``, which may come in the same reply as the edits (one request
+   per batch); a ``finish`` beside a refused call waits one round, once per batch, so the model
+   hears the refusal; text alone gets one nudge, then the run fails;
 4. when every batch completed: commit hand edits of the memory files as ``manual:`` (the
    staged copy started from them), then write the changed files and commit ``dream:`` (a
    machine-made body, the ``Dream-Cursor``/``Batch`` trailers) as one journaled unit
@@ -48,7 +50,8 @@ from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.instructions import read_instructions
-from nanomem.dream.prompt import NUDGE, Batch, DreamTask, plan_batches, render_batch_text, render_messages
+from nanomem.dream.prompt import (NUDGE, Batch, DreamTask, ExcerptRule, plan_batches,
+                                  render_batch_text, render_messages)
 from nanomem.dream.questions import MAX_QUESTIONS, render_question_audit
 from nanomem.errors import (EditConflictError, GitStoreError, HistoryError, ProviderError, ShaError,
                             WorkspaceError)
@@ -66,6 +69,16 @@ log = logging.getLogger(__name__)
 
 WRITE_TOOLS = frozenset({"edit_file", "write_file"})
 TOOL_CHOICE = "required"  # a Dream reply must be a tool call; text gets one nudge
+FINISH_WAITS = ("error: not finished yet: a call in this reply was refused (its error says why). "
+                "Fix it or leave it, then call finish again; that finish ends the batch.")
+
+
+def _finish_waits(outcomes: list[tuple[Any, Any]]) -> bool:
+    """A ``finish`` sent in the same reply as a refused call waits one round, once per batch,
+    so the model sees the refusal before the batch ends (the next ``finish`` always counts).
+    An edit queued as a question for the person is not a refusal to fix: it does not wait."""
+    return (any(o.finish is not None for _, o in outcomes)
+            and any(not o.accepted and o.question is None for _, o in outcomes))
 
 
 @dataclass(frozen=True)
@@ -327,9 +340,13 @@ class _Run:
         context = ToolContext(batch_text=render_batch_text(batch), config=self.config,
                               workspace_root=self.ws.root, batch=batch.span)
         caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
-        messages = render_messages(instructions, staged.current, caps, batch, index=index, count=count)
-        nudged = False
         now = self.clock()
+        rule = ExcerptRule(tuple(seg.text for seg in batch.segments),
+                           min_tokens=self.config.dream_excerpt_tokens, today=now.date(),
+                           ttl_days=self.config.ephemeral_ttl_days)
+        messages = render_messages(instructions, staged.current, caps, batch, index=index,
+                                   count=count, excerpt=rule)
+        nudged = deferred = False
         for _ in range(max(1, self.config.dream_max_iterations)):
             task = DreamTask(batch=batch.entries(), files=dict(staged.current), now=now,
                              ttl_days=self.config.ephemeral_ttl_days, caps=caps,
@@ -349,9 +366,14 @@ class _Run:
                 self.say("  the model replied in text; nudging it once to use the tools")
                 messages.append({"role": "user", "content": NUDGE})
                 continue
+            outcomes = [(call, execute_tool_call(call, staged, context)) for call in response.tool_calls]
+            defer = not deferred and _finish_waits(outcomes)
+            deferred = deferred or defer
             finished = False
-            for call in response.tool_calls:
-                outcome = execute_tool_call(call, staged, context)
+            for call, outcome in outcomes:
+                if defer and outcome.finish is not None:  # let the model see the refusals first
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": FINISH_WAITS})
+                    continue
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.result})
                 finished = self._record(call, outcome, batch) or finished
             if finished:

@@ -153,8 +153,12 @@ def plan_dream_reply(task: Any, messages: Sequence[Mapping[str, Any]]) -> ChatRe
     >>> task = DreamTask((E(cursor=1, timestamp="2026-11-30 10:00", content="- [durable] I like tea",
     ...                     kind="summary"),), {"USER.md": "## Facts\\n"}, datetime(2026, 11, 30), 7)
     >>> reply = plan_dream_reply(task, [{"role": "user", "content": "..."}])
-    >>> [(c.name, json.loads(c.arguments)["new_text"]) for c in reply.tool_calls]
-    [('edit_file', '## Facts\\n- I like tea\\n')]
+    >>> [(c.name, json.loads(c.arguments).get("new_text")) for c in reply.tool_calls]
+    [('edit_file', '## Facts\\n- I like tea\\n'), ('finish', None)]
+
+    The edits and ``finish`` come in one reply, so a batch takes one request. When the run
+    answers instead (a refused edit holds the finish back), the reply is ``finish`` alone:
+
     >>> plan_dream_reply(task, [*[{"role": "user"}], reply.assistant_message(),
     ...                         {"role": "tool", "content": "ok"}]).tool_calls[0].name
     'finish'
@@ -164,7 +168,7 @@ def plan_dream_reply(task: Any, messages: Sequence[Mapping[str, Any]]) -> ChatRe
     calls, note = plan_edits(task)
     if not calls:
         return _reply([("finish", {"status": "no_changes_needed", "note": note})], content=None)
-    return _reply(calls, content=note)
+    return _reply([*calls, ("finish", {"status": "updated", "note": note})], content=note)
 
 
 def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
@@ -581,9 +585,10 @@ def _anchor(text: str, touched: set[str]) -> str:
 
 def _finish_reply(messages: Sequence[Mapping[str, Any]]) -> ChatResponse:
     last: Mapping[str, Any] = next((m for m in reversed(messages) if m.get("role") == "assistant"), {})
-    proposed = [c for c in last.get("tool_calls") or [] if c.get("function", {}).get("name") != "read_file"]
-    results = [m for m in messages if m.get("role") == "tool"]
-    refused = sum(1 for m in results[-len(proposed):] if not str(m.get("content", "")).startswith("ok:")) if proposed else 0
+    proposed = [c.get("id") for c in last.get("tool_calls") or []
+                if c.get("function", {}).get("name") not in ("read_file", "finish")]
+    results = {m.get("tool_call_id"): str(m.get("content", "")) for m in messages if m.get("role") == "tool"}
+    refused = sum(1 for call_id in proposed if not results.get(call_id, "").startswith("ok:"))
     accepted = len(proposed) - refused
     note = str(last.get("content") or "offline Dream")
     if refused:
