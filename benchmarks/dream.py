@@ -8,7 +8,8 @@ First, the tokens per processed entry (issue 15's row), every request of a batch
 (messages and tool definitions, ``tokens.estimate_messages`` + ``estimate_tools``) and divided
 by the batch's entries: ``empty`` is the first batch over the template files (later batches see
 the facts Dream added), ``full`` every batch of 200 entries over files filled to 85 % of their
-caps (they stay full). Beside it the floor, the entries' own tokens as the batch shows them,
+caps (they stay full); ``reads every excerpt`` is a model that first calls ``read_file`` on
+every file shown as an excerpt, then edits (the worst case of the excerpts). Beside it the floor, the entries' own tokens as the batch shows them,
 and the ratio to it.
 
 For each size it builds a fresh workspace (template files, real git repository), appends that
@@ -28,6 +29,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import json
+import re
 import statistics
 import sys
 import tempfile
@@ -37,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nanomem.engines.chat import ChatRequest, ChatResponse  # noqa: E402
+from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall  # noqa: E402
 from nanomem.config import Config  # noqa: E402
 from nanomem.dream.run import run_dream  # noqa: E402
 from nanomem.versions.gitstore import GitStore  # noqa: E402
@@ -61,8 +64,9 @@ class Recording:
 
     name = "offline"
 
-    def __init__(self) -> None:
+    def __init__(self, *, reads: bool = False) -> None:
         self.inner = OfflineEngine(clock=lambda: NOW)
+        self.reads = reads  # first read_file every file the prompt shows as an excerpt
         self.first_prompts: list[int] = []
         self.requests = 0
         self.batch_prompts: list[list[int]] = []  # per batch: [entries, tokens of every request]
@@ -73,6 +77,15 @@ class Recording:
             self.batch_prompts.append([len(request.task.batch), 0])
         self.requests += 1
         self.batch_prompts[-1][1] += estimate_messages(request.messages) + estimate_tools(request.tools)
+        if self.reads:
+            if len(request.messages) == 2:
+                paths = re.findall(r'^EXCERPT of (\S+):', request.messages[1]["content"], re.M)
+                if paths:
+                    calls = tuple(ToolCall(f"read-{i}", "read_file", json.dumps({"path": rel}))
+                                  for i, rel in enumerate(paths))
+                    return ChatResponse(content=None, tool_calls=calls, finish_reason="tool_calls")
+            elif request.messages[-1].get("content", "").startswith("# "):  # after the reads
+                request = dataclasses.replace(request, messages=request.messages[:2])
         return await self.inner.complete(request)
 
 
@@ -107,7 +120,7 @@ def fill_files(ws: Workspace, config: Config) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def run_tokens(size: int, config: Config, *, full: bool) -> dict[str, float]:
+def run_tokens(size: int, config: Config, *, full: bool, reads: bool = False) -> dict[str, float]:
     """Dream ``size`` entries to the end; every request's prompt tokens per processed entry."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ws"
@@ -120,7 +133,7 @@ def run_tokens(size: int, config: Config, *, full: bool) -> dict[str, float]:
         history.append_many([entry_text(n) for n in range(1, size + 1)], kind="summary")
         floor = sum(estimate_text(f"[entry {e.cursor} | {e.timestamp}]\n{e.content}\n")
                     for e in history.read_since(0, limit=size))
-        engine = Recording()
+        engine = Recording(reads=reads)
         while True:
             result = asyncio.run(run_dream(ws, config=config, history=history, store=store,
                                            engine=engine, clock=lambda: NOW))
@@ -139,20 +152,21 @@ def run_tokens(size: int, config: Config, *, full: bool) -> dict[str, float]:
 def print_tokens(config: Config, size: int = 200) -> None:
     print(f"Dream prompt tokens per processed entry ({size} entries, offline engine, every request "
           "counted: messages + tool definitions)")
-    print(f"{'memory files':>14} {'settings':>28} {'counted':>22} {'tokens/entry':>13} {'floor':>6} "
+    print(f"{'memory files':>14} {'settings':>30} {'counted':>22} {'tokens/entry':>13} {'floor':>6} "
           f"{'ratio':>6}   (all {size} entries: batches, requests)")
     whole = dataclasses.replace(config, dream_excerpt_tokens=10**9)
     variants = [
-        (False, "defaults", config),
-        (True, "defaults", config),
-        (True, "whole files (no excerpt)", whole),
-        (True, "whole files, 20-entry batch", dataclasses.replace(whole, dream_batch_entries=20)),
+        (False, "defaults", config, False),
+        (True, "defaults", config, False),
+        (True, "defaults, reads every excerpt", config, True),
+        (True, "whole files (no excerpt)", whole, False),
+        (True, "whole files, 20-entry batch", dataclasses.replace(whole, dream_batch_entries=20), False),
     ]
-    for full, settings, cfg in variants:
-        row = run_tokens(size, cfg, full=full)
+    for full, settings, cfg, reads in variants:
+        row = run_tokens(size, cfg, full=full, reads=reads)
         label = f"full ({FILL_SHARE:.0%})" if full else "empty"
         counted = f"{row['batches']} batch(es), {row['entries']} entries"
-        print(f"{label:>14} {settings:>28} {counted:>22} {row['per_entry']:>13.0f} "
+        print(f"{label:>14} {settings:>30} {counted:>22} {row['per_entry']:>13.0f} "
               f"{row['floor']:>6.0f} {row['per_entry'] / row['floor']:>5.1f}x   "
               f"({row['all_batches']}, {row['all_requests']})")
     print("floor: the entries' own tokens as the batch shows them (label line + text); target with "

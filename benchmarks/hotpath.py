@@ -17,7 +17,9 @@ Rows (medians of repeated calls; one process unless said):
   after ``git gc``;
 - the peak RSS (``VmHWM``) of a fresh process that runs one Dream (offline engine, default batch
   settings) over 10,000 and 100,000 pending entries (``--dream-entries 1000000`` adds 1M), and
-  the ratio between the sizes; floor: the same process that imports Dream and reads one batch.
+  the ratio between the sizes; floor: the same process that imports Dream and reads one batch;
+- Dream prompt tokens per processed entry with the memory files full and empty (the offline
+  engine, from ``benchmarks/dream.py``); floor: the entries' own tokens.
 
 nanobot 0.3.5's figures are quoted from issue 15's measurement (same machine class, 2 cores),
 not measured here; they are labelled ``quoted``.
@@ -50,6 +52,7 @@ NOW = datetime(2026, 11, 30, 12, 0)
 QUOTED = {  # nanobot-ai 0.3.5, from issue 15 (measured at 1a0240f), in ms unless said
     "turn": "45 (quoted)", "check": "190 (quoted)", "context": "0.14 (quoted)",
     "status": "-", "log": "2.5 (quoted)", "repo": "22 MB (quoted)",
+    "dream_full": "951 (quoted)", "dream_empty": "506 (quoted)",
 }
 
 
@@ -371,13 +374,28 @@ def bench_dream_rss(base: Path, rows: list[Row], sizes: list[int]) -> None:
                      f"{peaks[sizes[-1]] / peaks[sizes[0]]:.2f}x", "", ""))
 
 
+def bench_dream_tokens(rows: list[Row]) -> None:
+    """Issue 15's two Dream rows, measured by benchmarks/dream.py's ``run_tokens``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_dream", Path(__file__).with_name("dream.py"))
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for full, key in ((True, "dream_full"), (False, "dream_empty")):
+        got = bench.run_tokens(200, Config(), full=full)
+        rows.append((f"Dream prompt tokens per entry, files {'full' if full else 'empty'}",
+                     QUOTED[key], f"{got['per_entry']:.0f}", f"{got['floor']:.0f} (the entries)",
+                     f"{got['per_entry'] / got['floor']:.1f}x"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--dream-entries", type=int, action="append", default=None,
                         help="pending entries for the Dream peak-RSS rows (repeatable)")
     parser.add_argument("--only", choices=["turn", "check", "context", "status", "log", "repo",
-                                           "dream"], action="append", help="run only these rows")
+                                           "dream", "tokens"], action="append", help="run only these rows")
     args = parser.parse_args(argv)
     repeat = 20 if args.quick else 50
     commits = 2000 if args.quick else 10_000
@@ -394,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
             "log": lambda: bench_log(base, rows, commits, repeat),
             "repo": lambda: bench_repo(base, rows, dream_commits),
             "dream": lambda: bench_dream_rss(base, rows, sorted(dream_sizes)),
+            "tokens": lambda: bench_dream_tokens(rows),
         }
         for name, bench in benches.items():
             if not args.only or name in args.only:

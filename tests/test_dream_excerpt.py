@@ -120,6 +120,25 @@ def test_run_dream_reads_and_edits_a_line_outside_the_excerpt(setup: Setup) -> N
     fake.assert_all_consumed()
 
 
+def test_run_dream_refuses_a_rewrite_of_an_excerpt_until_the_file_is_read(setup: Setup) -> None:
+    setup.write("USER.md", BIG_USER)
+    setup.store.commit_manual_if_dirty()
+    setup.history.append("- [durable] Sold the flat in Porto")
+    rewrite = BIG_USER.replace(PORTO, "- Sold the flat in Porto\n")
+    fake = FakeLLM()
+    fake.enqueue_tool_calls([("write_file", {"path": "USER.md", "content": HEAD + PIN})])
+    fake.enqueue_tool_calls([("read_file", {"path": "USER.md"}),
+                             ("write_file", {"path": "USER.md", "content": rewrite}), finish()])
+    with provider_over("mock", fake) as engine:
+        result = setup.dream(engine)
+    assert [r.reason for r in result.refused] == [
+        "write_file: USER.md was shown as an excerpt; call read_file(USER.md) first, or change "
+        "single lines with edit_file (a rewrite from the excerpt would drop the lines not shown)"]
+    assert result.status == "committed" and result.accepted == 1  # read whole, then rewritten
+    assert setup.ws.path("USER.md").read_bytes() == rewrite.encode()
+    fake.assert_all_consumed()
+
+
 # ---- one request per batch
 
 
@@ -148,6 +167,20 @@ def test_run_dream_holds_back_a_finish_sent_beside_a_refused_edit_once(setup: Se
     assert tools[1]["content"] == FINISH_WAITS
     assert result.status == "no_changes"  # the second finish counts, refusal or not
     assert [r.reason.split(":")[1].strip() for r in result.refused] == ["traceability"] * 2
+    fake.assert_all_consumed()
+
+
+def test_run_dream_never_sends_back_a_secret_the_model_wrote(setup: Setup) -> None:
+    secret = "sk-proj-Abc123def456ghi789jkl012mno345"
+    setup.history.append("- [durable] Lives in Porto")
+    fake = FakeLLM()
+    fake.enqueue_tool_calls([add_fact("USER.md", f"- Key {secret}"), finish(note=secret)])
+    fake.enqueue_tool_calls([finish()])
+    with provider_over("mock", fake) as engine:
+        result = setup.dream(engine)
+    assert result.refused[0].reason.startswith("edit_file: secrets:")
+    second = fake.requests[1]["messages"]
+    assert secret not in str(second) and "[REDACTED:openai-key]" in str(second[2])
     fake.assert_all_consumed()
 
 

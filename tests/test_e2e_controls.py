@@ -38,6 +38,7 @@ def test_model_controls_leave_git_fsck_clean_and_never_reach_the_terminal(tmp_pa
         fake_edit("USER.md", FACTS, FACTS + "- User lives in Lyon.\n"),
         fake_finish(note="done\x1b[2J" + FORGED),
     ])
+    fake.enqueue_tool_calls([fake_finish(note="done\x1b[2J" + FORGED)])  # after the refusals
     with fake.serve() as url:
         env = openai_env(url)
         dream = nanomem(ws, "dream", env=env)

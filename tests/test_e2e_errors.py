@@ -179,6 +179,7 @@ def test_dream_json_lists_refusals_as_tool_path_reason(tmp_path: Path) -> None:
         fake_edit("USER.md", "## Facts\n", "## Facts\n- User lives in Lyon.\n"),
         fake_finish(),
     ])
+    fake.enqueue_tool_calls([fake_finish()])  # a finish beside refused calls waits one round
     with fake.serve() as url:
         run = nanomem(ws, "dream", "--json", env=openai_env(url))
     assert run.rc == 0, run.err

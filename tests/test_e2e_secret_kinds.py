@@ -58,6 +58,7 @@ def test_every_secret_kind_is_redacted_in_history_files_git_prompt_and_stdout(
     calls = [fake_edit("USER.md", FACTS, FACTS + f"- {fake.text}\n") for fake in FAKES]
     fake_llm.enqueue_tool_calls([*calls, fake_edit("USER.md", FACTS, FACTS + "- ok\n"),
                                  fake_finish()])
+    fake_llm.enqueue_tool_calls([fake_finish()])  # a finish beside refused calls waits one round
     with fake_llm.serve() as url:
         env = openai_env(url)
         dream = nanomem(ws, "dream", env=env)

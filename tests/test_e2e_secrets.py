@@ -185,6 +185,7 @@ def test_pasted_secrets_never_reach_git_when_a_model_tries_to_write_them(tmp_pat
         fake_edit("USER.md", FACTS, FACTS + "- User lives in Lyon.\n"),
         fake_finish(),
     ])
+    fake.enqueue_tool_calls([fake_finish()])  # a finish beside refused calls waits one round
     with fake.serve() as url:
         dream = nanomem(ws, "dream", "--json", env=openai_env(url))
     assert dream.rc == 0, dream.err

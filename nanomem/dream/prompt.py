@@ -288,6 +288,21 @@ class ExcerptRule:
     ttl_days: int | None = None
 
 
+def plan_excerpted(files: Mapping[str, str], excerpt: ExcerptRule) -> frozenset[str]:
+    """The paths :func:`render_files` shows as an excerpt under ``excerpt``.
+
+    >>> plan_excerpted({"USER.md": "# User\\n"}, ExcerptRule(("x",)))
+    frozenset()
+    """
+    return frozenset(rel for rel, text in files.items()
+                     if _excerpt_lines(redact_for_model(text), excerpt) is not None)
+
+
+def _excerpt_lines(text: str, excerpt: ExcerptRule) -> tuple[int, ...] | None:
+    return plan_excerpt(text, excerpt.batch_texts, min_tokens=excerpt.min_tokens,
+                        today=excerpt.today, ttl_days=excerpt.ttl_days)
+
+
 def render_files(files: Mapping[str, str], caps: Mapping[str, int],
                  excerpt: ExcerptRule | None = None) -> str:
     """The memory files, each with its size against its cap, in fenced blocks; files near
@@ -299,9 +314,7 @@ def render_files(files: Mapping[str, str], caps: Mapping[str, int],
         blocks.append(near)
     for rel, text in files.items():
         text = redact_for_model(text)  # no typed credential, no undecodable byte to the model
-        shown = None if excerpt is None else plan_excerpt(
-            text, excerpt.batch_texts, min_tokens=excerpt.min_tokens, today=excerpt.today,
-            ttl_days=excerpt.ttl_days)
+        shown = None if excerpt is None else _excerpt_lines(text, excerpt)
         heading = f"## {rel} ({len(text)} of {caps.get(rel, 0)} characters)"
         body = text if shown is None else render_excerpt(text, shown)
         fence = fence_for(body)

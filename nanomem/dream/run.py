@@ -35,6 +35,7 @@ next run completes (committed as ``dream:``, not redone) or rolls back first.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -51,7 +52,7 @@ from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.instructions import read_instructions
 from nanomem.dream.prompt import (NUDGE, Batch, DreamTask, ExcerptRule, plan_batches,
-                                  render_batch_text, render_messages)
+                                  plan_excerpted, render_batch_text, render_messages)
 from nanomem.dream.questions import MAX_QUESTIONS, render_question_audit
 from nanomem.errors import (EditConflictError, GitStoreError, HistoryError, ProviderError, ShaError,
                             WorkspaceError)
@@ -59,7 +60,7 @@ from nanomem.store.pending import Question, add_questions, parse_pending, read_p
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
 from nanomem.store.journal import WriteJournal
 from nanomem.versions.journaled import commit_journaled
-from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call
+from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call, render_safe_reply
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 from nanomem.vocab import PENDING
 
@@ -337,13 +338,14 @@ class _Run:
         """Run one batch's conversation; return None on ``finish`` or the failure reason."""
         count = len(self.batches)
         self.say(f"batch {index}/{count}: entries {batch.span}")
-        context = ToolContext(batch_text=render_batch_text(batch), config=self.config,
-                              workspace_root=self.ws.root, batch=batch.span)
         caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
         now = self.clock()
         rule = ExcerptRule(tuple(seg.text for seg in batch.segments),
                            min_tokens=self.config.dream_excerpt_tokens, today=now.date(),
                            ttl_days=self.config.ephemeral_ttl_days)
+        context = ToolContext(batch_text=render_batch_text(batch), config=self.config,
+                              workspace_root=self.ws.root, batch=batch.span,
+                              unread_excerpts=plan_excerpted(staged.current, rule))
         messages = render_messages(instructions, staged.current, caps, batch, index=index,
                                    count=count, excerpt=rule)
         nudged = deferred = False
@@ -357,7 +359,7 @@ class _Run:
                 response = await self.engine.complete(request)
             except ProviderError as exc:
                 return f"batch {batch.span}: the model endpoint failed: {exc}"
-            messages.append(response.assistant_message())
+            messages.append(render_safe_reply(response.assistant_message()))
             if not response.tool_calls:
                 if nudged:
                     return (f"batch {batch.span}: the model replied without calling finish, "
@@ -366,7 +368,13 @@ class _Run:
                 self.say("  the model replied in text; nudging it once to use the tools")
                 messages.append({"role": "user", "content": NUDGE})
                 continue
-            outcomes = [(call, execute_tool_call(call, staged, context)) for call in response.tool_calls]
+            outcomes = []
+            for call in response.tool_calls:
+                outcome = execute_tool_call(call, staged, context)
+                if outcome.tool == "read_file" and outcome.accepted and outcome.path:
+                    context = dataclasses.replace(  # read whole: a rewrite may now be judged
+                        context, unread_excerpts=context.unread_excerpts - {outcome.path})
+                outcomes.append((call, outcome))
             defer = not deferred and _finish_waits(outcomes)
             deferred = deferred or defer
             finished = False

@@ -91,8 +91,8 @@ TOOL_ARG_SCHEMAS: Mapping[str, dict[str, Any]] = MappingProxyType(
 
 _DESCRIPTIONS = {
     "read_file": (
-        "Read the current text of one memory file (SOUL.md, USER.md or memory/MEMORY.md), "
-        "including the edits you made in this run."
+        "Read the whole current text of one memory file (SOUL.md, USER.md or memory/MEMORY.md), "
+        "including the edits you made in this run and the lines an excerpt did not show."
     ),
     "edit_file": (
         "Replace old_text with new_text in one memory file. old_text must occur exactly once; "
@@ -223,12 +223,15 @@ class StagedFiles:
 class ToolContext:
     """What the tools need besides the call: the batch (for traceability and corrections),
     the config (caps, deletion share) and, optionally, the workspace root for the symlink
-    check. Without a root no disk lookup happens at all."""
+    check. Without a root no disk lookup happens at all. ``unread_excerpts`` names the files
+    the model saw only as an excerpt in this batch: ``write_file`` of one is refused until it
+    has been read whole (a rewrite from the excerpt would drop the lines not shown)."""
 
     batch_text: str
     config: Config
     workspace_root: Path | None = None
     batch: str = ""  # the batch's ``first-last`` span, for the questions it asks
+    unread_excerpts: frozenset[str] = frozenset()
 
 
 def execute_tool_call(call: ToolCall, staged: StagedFiles, context: ToolContext) -> ToolOutcome:
@@ -280,6 +283,11 @@ def execute_tool_call(call: ToolCall, staged: StagedFiles, context: ToolContext)
         after = after_or_reason[0]
     else:
         after = arguments["content"]
+        if path in context.unread_excerpts:
+            return _refuse(tool, path, safe_args,
+                           f"{tool}: {path} was shown as an excerpt; call read_file({path}) "
+                           "first, or change single lines with edit_file (a rewrite from the "
+                           "excerpt would drop the lines not shown)")
         if after == before:
             return _refuse(tool, path, safe_args,
                            f"{tool}: no change: the content equals the current text of {path}")
@@ -376,6 +384,40 @@ def _describe(error: ValidationError) -> str:
     if kind in ("required", "additionalProperties"):
         return gates.safe_text(error.message)
     return f"{where} fails the '{kind}' rule"
+
+
+def render_safe_reply(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The model's reply as it goes back into the conversation: its text and every tool call's
+    string arguments with secrets redacted, so no later request of the batch carries a secret
+    the model wrote (arguments without one keep their exact JSON).
+
+    >>> reply = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1",
+    ...     "type": "function", "function": {"name": "edit_file",
+    ...     "arguments": '{"new_text": "key sk-proj-Abc123def456ghi789jkl012mno345"}'}}]}
+    >>> render_safe_reply(reply)["tool_calls"][0]["function"]["arguments"]
+    '{"new_text": "key [REDACTED:openai-key]"}'
+    """
+    out = dict(message)
+    if isinstance(out.get("content"), str):
+        out["content"] = redact_for_model(out["content"])
+    calls = []
+    for call in out.get("tool_calls") or []:
+        function = dict(call.get("function") or {})
+        raw = function.get("arguments")
+        try:
+            parsed = json.loads(raw) if isinstance(raw, str) else None
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            clean = dict(_redacted(parsed))
+            if clean != parsed:
+                function["arguments"] = json.dumps(clean, ensure_ascii=False)
+        elif isinstance(raw, str):
+            function["arguments"] = redact_for_model(raw)
+        calls.append({**call, "function": function})
+    if "tool_calls" in out:
+        out["tool_calls"] = calls
+    return out
 
 
 def _redacted(arguments: dict[str, Any]) -> Mapping[str, Any]:
