@@ -35,7 +35,6 @@ next run completes (committed as ``dream:``, not redone) or rolls back first.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -372,7 +371,7 @@ class _Run:
             for call in response.tool_calls:
                 outcome = execute_tool_call(call, staged, context)
                 if outcome.tool == "read_file" and outcome.accepted and outcome.path:
-                    context = dataclasses.replace(  # read whole: a rewrite may now be judged
+                    context = replace(  # read whole: a rewrite may now be judged
                         context, unread_excerpts=context.unread_excerpts - {outcome.path})
                 outcomes.append((call, outcome))
             defer = not deferred and _finish_waits(outcomes)

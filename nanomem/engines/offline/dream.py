@@ -92,6 +92,7 @@ NEW_FILE_HEADINGS = {
 _I = re.IGNORECASE
 _MARKED = re.compile(r"^\s*[-*]\s*\[(" + "|".join((*FACT_MARKS, SKIP_MARK)) + r")\]\s*(.*?)\s*$", _I)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_NOT_EDITS = ("read_file", "finish")
 _EPHEMERAL = re.compile(r"<!--\s*ephemeral\s+(\d{4}-\d{2}-\d{2})\s*-->")
 _BULLET = re.compile(r"^\s*[-*+]\s+\S")
 _ROLE_LINE = re.compile(r"^\s*(?:\[\d{4}-\d{2}-\d{2}[ T][\d:]+\]\s*)?(USER|ASSISTANT|SYSTEM|TOOL)\b[^:]{0,40}:", _I)
@@ -145,7 +146,7 @@ class Fact:
 
 
 def plan_dream_reply(task: Any, messages: Sequence[Mapping[str, Any]]) -> ChatResponse:
-    """The offline engine's reply to one Dream request (pure, deterministic).
+    """The offline engine's reply to one Dream request (pure): edits and ``finish`` in one reply.
 
     >>> from datetime import datetime
     >>> from types import SimpleNamespace as E
@@ -155,10 +156,6 @@ def plan_dream_reply(task: Any, messages: Sequence[Mapping[str, Any]]) -> ChatRe
     >>> reply = plan_dream_reply(task, [{"role": "user", "content": "..."}])
     >>> [(c.name, json.loads(c.arguments).get("new_text")) for c in reply.tool_calls]
     [('edit_file', '## Facts\\n- I like tea\\n'), ('finish', None)]
-
-    The edits and ``finish`` come in one reply, so a batch takes one request. When the run
-    answers instead (a refused edit holds the finish back), the reply is ``finish`` alone:
-
     >>> plan_dream_reply(task, [*[{"role": "user"}], reply.assistant_message(),
     ...                         {"role": "tool", "content": "ok"}]).tool_calls[0].name
     'finish'
@@ -583,17 +580,15 @@ def _anchor(text: str, touched: set[str]) -> str:
     return "".join(lines[:end]) if end < len(lines) and count_overlapping(text, "".join(lines[:end])) == 1 else text
 
 
-def _finish_reply(messages: Sequence[Mapping[str, Any]]) -> ChatResponse:
+def _finish_reply(messages: Sequence[Mapping[str, Any]]) -> ChatResponse:  # after a held-back finish
     last: Mapping[str, Any] = next((m for m in reversed(messages) if m.get("role") == "assistant"), {})
-    proposed = [c.get("id") for c in last.get("tool_calls") or []
-                if c.get("function", {}).get("name") not in ("read_file", "finish")]
+    proposed = [c.get("id") for c in last.get("tool_calls") or [] if c.get("function", {}).get("name") not in _NOT_EDITS]
     results = {m.get("tool_call_id"): str(m.get("content", "")) for m in messages if m.get("role") == "tool"}
     refused = sum(1 for call_id in proposed if not results.get(call_id, "").startswith("ok:"))
-    accepted = len(proposed) - refused
     note = str(last.get("content") or "offline Dream")
     if refused:
         note += f" ({refused} of {len(proposed)} edits refused by the gates)"
-    status = "updated" if accepted > 0 else "no_changes_needed"
+    status = "updated" if len(proposed) > refused else "no_changes_needed"
     return _reply([("finish", {"status": status, "note": note})], content=None)
 
 
