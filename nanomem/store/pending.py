@@ -34,9 +34,8 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
-
-from jsonschema import Draft202012Validator
 
 from nanomem.errors import WorkspaceError
 from nanomem.store.filecache import RACY_NS
@@ -76,7 +75,15 @@ _SCHEMA = {
     "required": ["n", "kind", "path", "old_text", "new_text", "reason"],
     "additionalProperties": False,
 }
-_VALIDATOR = Draft202012Validator(_SCHEMA)
+
+
+@cache
+def _validator() -> Any:
+    """The schema's validator, built on first use: `nanomem status` must not pay jsonschema's
+    import (about 50 ms) for a workspace whose PENDING.md holds no question."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(_SCHEMA)
 
 HEAD = """# Pending questions
 
@@ -149,7 +156,7 @@ def parse_pending(text: str, *, name: str = PENDING) -> PendingBook:
             raise WorkspaceError(f"{where}: a nanomem comment must fit on one line and end "
                                  f"with '-->'; {FIX}")
         data = _load(found.group(1), where)
-        errors = sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.path))
+        errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.path))
         if errors:
             field = f"'{errors[0].path[-1]}'" if errors[0].path else "the question"
             raise WorkspaceError(f"{where}: {field} is invalid ({_describe(errors[0])}); {FIX}")
