@@ -29,7 +29,6 @@ import copy
 import dataclasses
 import logging
 import re
-import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -43,12 +42,10 @@ from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.text.context import PendingEntry, render_context, render_context_memo
-from nanomem.dream import audit
 from nanomem.dream.instructions import read_instructions, write_instructions
 from nanomem import revisions
 from nanomem.dream.answer import AnswerResult
 from nanomem.dream.run import DreamResult, run_dream
-from nanomem.dream.selftest import check_recall
 from nanomem.errors import ConfigError, NanomemError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt
 from nanomem.forget.run import ForgetOptions, run_forget
@@ -340,24 +337,9 @@ class Memory:
             replay_sha=replay_sha,
             clock=self.clock,
             progress=progress,
+            search=lambda query, k, files: self.index.search(query, k=k, files=files),
         )
-        if dry_run or result.status not in ("committed", "no_changes") or not result.ledger:
-            return result
-        return self._check_recall(result)
-
-    def _check_recall(self, result: Any) -> Any:
-        """The recall self-test after a completed Dream (:mod:`nanomem.dream.selftest`): a
-        measurement, audited and returned, never a gate; a search failure is logged."""
-        try:
-            health = check_recall(result.ledger, lambda query, k: self.search(query, k=k))
-        except (NanomemError, OSError, sqlite3.Error) as exc:
-            log.warning("recall self-test after Dream failed: %s", exc)
-            return result
-        audit.append_audit(self.workspace.audit, audit.render_recall_line(
-            health, time=self.clock(), batch=result.batch or "", commit=result.commit))
-        if health.failures:
-            log.info("recall self-test: %s; not found: %s", health.summary, "; ".join(health.failures))
-        return dataclasses.replace(result, recall=health)
+        return result
 
     def dream(self, dry_run: bool = False, replay_sha: str | None = None,
               progress: Callable[..., None] | None = None) -> DreamResult:

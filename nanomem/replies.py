@@ -15,6 +15,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from nanomem.errors import CommandError, NanomemError, ShaError
+from nanomem.text.sanitize import sanitize_line
+from nanomem.vocab import MOVED_MD
 
 if TYPE_CHECKING:
     from nanomem.consolidate.run import ConsolidationResult
@@ -198,6 +200,10 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
         lines.append(f"- **warning**: `{rel}` is over 90% of its cap; "
                      f"{health.skipped_for_cap} fact(s) skipped for a full file{since}, "
                      f"{health.moved_out} moved out; merge or trim it by hand, or raise its cap")
+    if health.moved_out:
+        lines.append(f"- `{MOVED_MD}`: {health.moved_out} line(s) moved out of full files since "
+                     f"{health.moved_since}; search still finds them. Newest:")
+        lines += [f"  - {sanitize_line(text)}" for text in health.moved_newest]
     if health.recall_checked:
         lines.append(f"- recall health of the last Dream: {health.recall_found}/"
                      f"{health.recall_checked} facts found by search")
@@ -404,6 +410,14 @@ def render_status_text(status: MemoryStatus) -> str:
         flag = "" if size.exists else "  (missing)"
         over = "  OVER CAP" if size.chars > size.cap else ""
         lines.append(f"  {rel:<18}{size.chars:>7,} / {size.cap:,} chars{flag}{over}")
+    health = status.health
+    lines += [f"warning       {rel} is over 90% of its cap" for rel in health.near_cap]
+    if health.moved_out:
+        lines.append(f"moved out     {health.moved_out} line(s) to {MOVED_MD} since {health.moved_since}")
+        lines += [f"              {sanitize_line(text)}" for text in health.moved_newest]
+    if health.recall_checked:
+        lines.append(f"recall        {health.recall_found}/{health.recall_checked} facts found by "
+                     "search (last Dream)")
     if status.questions or status.questions_problem:
         lines.append(f"questions     {status.questions_problem or f'{status.questions} open (nanomem pending)'}")
     if status.uncommitted:

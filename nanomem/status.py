@@ -24,6 +24,7 @@ from nanomem.engines.notes import read_provider_notes
 from nanomem.errors import GitStoreError, WorkspaceError
 from nanomem.store.history import History
 from nanomem.store.memfiles import read_memory_files
+from nanomem.store.moved import plan_summary, read_moved_text
 from nanomem.store.pending import read_pending
 from nanomem.store.workspace import Workspace
 from nanomem.versions import location
@@ -73,13 +74,16 @@ class JobState:
 class MemoryHealth:
     """Whether memory stays useful: files over 90 % of their cap (``near_cap``), the facts that
     Dream skipped for a full file (and the time of the first, from the audit's ledger lines),
-    the facts moved out, and the newest recall self-test (``recall_found`` of
-    ``recall_checked`` facts came back from search; None before the first)."""
+    the lines moved out to ``memory/MOVED.md`` (``moved_out`` of them since ``moved_since``, the
+    newest few as ``- text (from FILE, DAY)``), and the newest recall self-test
+    (``recall_found`` of ``recall_checked`` facts came back from search; None before the first)."""
 
     near_cap: tuple[str, ...] = ()
     skipped_for_cap: int = 0
     skipped_since: str | None = None
     moved_out: int = 0
+    moved_since: str | None = None
+    moved_newest: tuple[str, ...] = ()
     recall_checked: int | None = None
     recall_found: int | None = None
     recall_time: str | None = None
@@ -91,11 +95,14 @@ def read_health(workspace: Workspace, files: Mapping[str, FileStatus]) -> Memory
     found = audit.plan_memory_health(audit.read_audit_tail(workspace.audit))
     recall = found["recall_health"] or {}
     near = tuple(rel for rel, size in files.items() if size.cap and size.chars > NEAR_FULL * size.cap)
+    moved = plan_summary(read_moved_text(workspace))
     return MemoryHealth(
         near_cap=near,
         skipped_for_cap=found["skipped_for_cap"]["count"],
         skipped_since=found["skipped_for_cap"]["since"],
-        moved_out=found["moved_out"],
+        moved_out=moved.count,
+        moved_since=moved.since,
+        moved_newest=tuple(f"{m.text.strip()} (from {m.source}, {m.day})" for m in moved.newest),
         recall_checked=recall.get("checked"),
         recall_found=recall.get("found"),
         recall_time=recall.get("time"),

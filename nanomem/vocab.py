@@ -33,6 +33,7 @@ CURSOR = "memory/.cursor"
 DREAM_CURSOR = "memory/.dream_cursor"
 LEGACY_HISTORY = "memory/HISTORY.md"
 AUDIT = "memory/dream-audit.jsonl"
+MOVED_MD = "memory/MOVED.md"  # lines Dream moved out of a full memory file (bookkeeping)
 HISTORY_LOCK = "memory/.history.lock"
 DREAM_LOCK = "memory/.dream.lock"
 WRITE_JOURNAL = "memory/.write-journal.json"

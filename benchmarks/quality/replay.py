@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nanomem.dream.ledger import STATES, parse_ledger_facts, unaccounted
+from nanomem.dream.ledger import STATES, fact_entries, parse_ledger_facts, unaccounted
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
 from nanomem.memory import Memory
@@ -200,7 +200,7 @@ def account_ledger(waiting: Any, dream: Any) -> tuple[int, int]:
         return 0, 0
     done = [e for e in waiting if e.cursor <= dream.dream_cursor_after]
     facts = parse_ledger_facts([_Whole(e) for e in done], default_day="1970-01-01")
-    ledger = [e for e in dream.ledger if e.cursor <= dream.dream_cursor_after]
+    ledger = [e for e in fact_entries(dream.ledger) if e.cursor <= dream.dream_cursor_after]
     if len(ledger) != len(facts):
         return len(facts), min(len(facts), len(ledger)) - len(unaccounted(facts, ledger))
     ok = [f for f, e in zip(facts, ledger) if f.text == e.fact and e.state in STATES

@@ -36,6 +36,7 @@ from nanomem.records import NOT_JSON, to_json
 from nanomem.versions.commits import render_file_diff
 from nanomem.text.redact import redact
 from nanomem.text.sanitize import sanitize_line
+from nanomem.vocab import MOVED_MD
 
 if TYPE_CHECKING:  # the ledger (and the offline engine under it) loads only where used
     from nanomem.dream.ledger import LedgerEntry
@@ -140,9 +141,11 @@ def render_body(
     ledger: Sequence[LedgerEntry] = (),
     refused_more: int = 0,
     quote: int | None = None,
+    recall: Sequence[str] = (),
 ) -> str:
     """The machine-made commit body: what was processed, per-file counts, calls, refusals, the
-    fact ledger's summary (with the facts that were not kept), diff.
+    fact ledger's summary (with the facts that were not kept and the lines moved out), the
+    ``recall`` self-test's lines (:func:`nanomem.dream.selftest.render_recall_lines`), diff.
 
     >>> print(render_body(span="1-2", batches=1, changes={"USER.md": (1, 0)}, accepted=1,
     ...                   refusals=[Refusal("edit_file", "SOUL.md", "pinned line")], diff=""))
@@ -169,6 +172,8 @@ def render_body(
         lines.append(f"  - and {refused_more} more refusals, not listed (dream_max_refusals)")
     if ledger:
         lines += ["", *render_ledger_summary(ledger)]
+    if recall:
+        lines += [_safe(line, quote) for line in recall]
     if diff:
         lines += ["", "Diff:", diff.rstrip("\n")]
     return "\n".join(lines)
@@ -181,7 +186,7 @@ def render_ledger_summary(ledger: Sequence[LedgerEntry]) -> list[str]:
     >>> render_ledger_summary([LedgerEntry(4, "durable", "Likes tea", "skipped", reason="cap")])
     ['Facts: 1 skipped (file full)', '  - skipped (cap): Likes tea [entry 4]']
     """
-    from nanomem.dream.ledger import summarize_ledger
+    from nanomem.dream.ledger import MOVED, summarize_ledger
 
     lines = [f"Facts: {summarize_ledger(ledger)}"]
     shown = [e for e in ledger if e.state in ("skipped", "refused", "pending")]
@@ -191,6 +196,13 @@ def render_ledger_summary(ledger: Sequence[LedgerEntry]) -> list[str]:
         lines.append(f"  - {entry.state}{why}: {_safe(entry.fact)[:100]} [entry {entry.cursor}]")
     if len(shown) > LEDGER_BODY_LINES:
         lines.append(f"  - … {len(shown) - LEDGER_BODY_LINES} more in memory/dream-audit.jsonl")
+    moved = [e for e in ledger if e.state == MOVED]
+    if moved:
+        lines.append(f"Moved to make room (now in {MOVED_MD}):")
+        lines += [f"  - {_safe(e.moved_from or '-')}: {_safe(e.fact)[:100]}"
+                  for e in moved[:LEDGER_BODY_LINES]]
+    if len(moved) > LEDGER_BODY_LINES:
+        lines.append(f"  - … {len(moved) - LEDGER_BODY_LINES} more in {MOVED_MD}")
     return lines
 
 

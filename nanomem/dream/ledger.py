@@ -14,6 +14,9 @@ Every fact of every batch ends in exactly one state (DESIGN §10):
                ``not used by the model``;
 ``pending``    it waits as a question for the person in ``memory/PENDING.md``.
 
+Besides the facts, the ledger holds one ``moved`` entry per line the run moved out of a memory
+file into ``memory/MOVED.md`` (:mod:`nanomem.dream.moves`); :func:`fact_entries` leaves them out.
+
 The ledger is built by code from the batch, the diff between the files before and after the run,
 and the run's refusals, never from what the model says it did. What a fact is:
 
@@ -47,9 +50,10 @@ from typing import Any
 
 from nanomem.engines.offline.dream import distinctive, is_duplicate, parse_facts, route_fact, tokens
 from nanomem.text.filler import nonfact_reason
-from nanomem.vocab import NEAR_FULL, RAW_MARK, SKIP_MARK, is_pinned
+from nanomem.vocab import MOVED_MD, NEAR_FULL, RAW_MARK, SKIP_MARK, is_pinned
 
 STATES = ("kept", "merged", "corrected", "expired", "refused", "skipped", "pending")
+MOVED = "moved"  # not a fact's state: a line the run moved out of its file (nanomem.dream.moves)
 MATCH_SHARE = 0.5
 PINNED_SHARE = 0.34  # a correction that shares this much with a pinned line corrects it  # share of a fact's content tokens a line must hold to say the fact
 SUMMARY_WORDS = {"cap": "file full"}
@@ -83,6 +87,7 @@ class LedgerEntry:
     text: str | None = None
     old: str | None = None
     reason: str | None = None
+    moved_from: str | None = None  # a ``moved`` line: the memory file it left (nanomem.dream.moves)
 
 
 @dataclass(frozen=True)
@@ -149,8 +154,11 @@ def plan_ledger(
 
 def summarize_ledger(ledger: Sequence[LedgerEntry]) -> str:
     """``3 kept, 1 corrected, 2 skipped (file full), 1 question`` (states in a fixed order)."""
+    moved = sum(1 for e in ledger if e.state == MOVED)
+    ledger = fact_entries(ledger)
+    tail = f"{moved} line{'s' if moved != 1 else ''} moved to {MOVED_MD}" if moved else ""
     if not ledger:
-        return "no facts"
+        return tail or "no facts"
     counts = Counter(e.state for e in ledger)
     parts = []
     for state in STATES:
@@ -166,11 +174,17 @@ def summarize_ledger(ledger: Sequence[LedgerEntry]) -> str:
                               for e in ledger if e.state == state)
             part += " (" + ", ".join(f"{r}" if k == n else f"{k} {r}" for r, k in reasons.items()) + ")"
         parts.append(part)
-    return ", ".join(parts)
+    return ", ".join([*parts, tail] if tail else parts)
+
+
+def fact_entries(ledger: Sequence[LedgerEntry]) -> list[LedgerEntry]:
+    """The entries of the batch's facts, in order (the ``moved`` lines left out)."""
+    return [e for e in ledger if e.state != MOVED]
 
 
 def unaccounted(facts: Sequence[LedgerFact], ledger: Sequence[LedgerEntry]) -> list[LedgerFact]:
     """Facts with no ledger entry in a known state (the test of completeness; empty when sound)."""
+    ledger = fact_entries(ledger)
     if len(facts) != len(ledger):
         return list(facts[len(ledger):])
     return [f for f, e in zip(facts, ledger)

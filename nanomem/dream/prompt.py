@@ -61,7 +61,8 @@ class DreamTask:
     ``batch`` holds the batch's entries; a part of a split entry appears as an entry with the
     same cursor whose ``content`` is that part. ``files`` is the staged text of each memory file
     when the request was made. ``caps`` and ``max_deletion_share`` let a rule-based engine stay
-    inside the gates instead of learning them from refusals.
+    inside the gates instead of learning them from refusals. ``reinforced`` maps a memory-file
+    line (stripped) to the time a later batch last reinforced it (:mod:`nanomem.dream.moves`).
     """
 
     batch: tuple[HistoryEntry, ...]
@@ -70,6 +71,7 @@ class DreamTask:
     ttl_days: int
     caps: Mapping[str, int] = dataclasses.field(default_factory=dict)
     max_deletion_share: float = 0.5
+    reinforced: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,11 @@ The sequence:
    still holds the bytes the run started from, so a hand edit saved meanwhile fails the run
    and is kept), and only then advance the dream cursor; no change advances the cursor
    without a commit;
-5. append refusals to ``memory/dream-audit.jsonl`` and compact the history.
+   Before that write, the lines the run removed outright are appended to
+   ``memory/MOVED.md`` (:mod:`nanomem.dream.moves`, a ``moved`` ledger entry each), and the
+   recall self-test runs against the files as the run leaves them (its lines go in the body);
+5. append refusals, the ledger and the recall self-test to ``memory/dream-audit.jsonl`` and
+   compact the history.
 
 The run is atomic: any failure (provider error, iteration limit, missing ``finish``) leaves
 the memory files, the repository and the dream cursor exactly as they were, because nothing is
@@ -36,7 +40,8 @@ next run completes (committed as ``dream:``, not redone) or rolls back first.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -45,7 +50,8 @@ from typing import Any
 from nanomem.dream import audit
 from nanomem.dream.audit import Refusal
 from nanomem.dream.ledger import LedgerEntry, parse_ledger_facts, plan_ledger, summarize_ledger
-from nanomem.dream.selftest import RecallHealth
+from nanomem.dream.moves import plan_moved_entries, plan_moves, plan_reinforced
+from nanomem.dream.selftest import RecallHealth, check_recall, render_recall_lines
 from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
 from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
@@ -53,11 +59,12 @@ from nanomem.dream.instructions import read_instructions
 from nanomem.dream.prompt import (NUDGE, Batch, DreamTask, ExcerptRule, plan_batches,
                                   plan_excerpted, render_batch_text, render_messages)
 from nanomem.dream.questions import MAX_QUESTIONS, render_question_audit
-from nanomem.errors import (EditConflictError, GitStoreError, HistoryError, ProviderError, ShaError,
-                            WorkspaceError)
+from nanomem.errors import (EditConflictError, GitStoreError, HistoryError, NanomemError,
+                            ProviderError, ShaError, WorkspaceError)
 from nanomem.store.pending import Question, add_questions, parse_pending, read_pending_text, render_pending
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
 from nanomem.store.journal import WriteJournal
+from nanomem.store.moved import read_moved_text, write_moved_text
 from nanomem.versions.journaled import commit_journaled
 from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call, render_safe_reply
 from nanomem.store.workspace import MEMORY_FILES, Workspace
@@ -68,6 +75,8 @@ __all__ = ["DreamResult", "DreamTask", "Refusal", "run_dream"]
 log = logging.getLogger(__name__)
 
 WRITE_TOOLS = frozenset({"edit_file", "write_file"})
+# search(query, k, files) -> hits with .text; ``files`` holds the new bytes of changed files
+Search = Callable[[str, int, Mapping[str, bytes]], Sequence[Any]]
 TOOL_CHOICE = "required"  # a Dream reply must be a tool call; text gets one nudge
 FINISH_WAITS = ("error: not finished yet: a call in this reply was refused (its error says why). "
                 "Fix it or leave it, then call finish again; that finish ends the batch.")
@@ -104,7 +113,7 @@ class DreamResult:
     manual_commit: str | None = None
     refused_more: int = 0
     ledger: tuple[LedgerEntry, ...] = ()
-    recall: RecallHealth | None = None  # the recall self-test (Memory.adream runs it)
+    recall: RecallHealth | None = None  # the recall self-test, run before the commit
     questions: tuple[Question, ...] = ()  # asked of the person in memory/PENDING.md
 
     JSON_PROPERTIES = ("ledger_summary",)
@@ -131,14 +140,20 @@ async def run_dream(
     replay_sha: str | None = None,
     clock: Callable[[], datetime] | None = None,
     progress: Callable[[str], None] | None = None,
+    search: Search | None = None,
 ) -> DreamResult:
     """Run Dream once over the pending history (or, with ``replay_sha``, over the batch of that
     ``dream:`` commit again). Never raises for a model or provider failure: that is a ``failed``
     result with a ``reason`` and nothing changed. Raises :class:`nanomem.errors.ShaError` or
     :class:`nanomem.errors.ShaError` for a replay sha that is unknown or not a Dream's.
+
+    With ``search``, a completed run (not a dry run) runs the recall self-test before its
+    commit (:mod:`nanomem.dream.selftest`): its lines go into the commit body, its share into
+    ``result.recall`` and the audit.
     """
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     run = _Run(ws, config, history, store, engine, dry_run, clock, progress)
+    run.search = search
     replay = _replay_span(store, replay_sha) if replay_sha else None
     lock = try_lock_memory(ws)
     if lock is None:
@@ -202,6 +217,10 @@ class _Run:
         self.batches: list[Batch] = []
         self.manual_sha: str | None = None
         self.ledger: tuple[LedgerEntry, ...] = ()
+        self.search: Search | None = None
+        self.recall: RecallHealth | None = None
+        self.reinforced: dict[str, str] = {}
+        self.moved_text: str | None = None  # the new memory/MOVED.md when the run moves lines
 
     def say(self, message: str) -> None:
         log.debug("%s", message)
@@ -228,6 +247,7 @@ class _Run:
                  f"in {len(batches)} batch{'es' if len(batches) != 1 else ''}")
         originals, existed = self._read_files()
         staged = StagedFiles(originals)
+        self.reinforced = plan_reinforced(audit.read_audit_tail(self.ws.audit))
         instructions, _ = read_instructions(self.ws)
         for index, batch in enumerate(batches, 1):
             failure = await self._run_batch(batch, index, staged, instructions)
@@ -239,6 +259,7 @@ class _Run:
         except WorkspaceError as exc:
             return self._failed(f"{exc}; then run Dream again (this run asks questions)")
         self.ledger = self._ledger(originals, staged.current)
+        self._plan_moves(originals, staged.current)
         files_before, files_after = dict(originals), dict(staged.current)
         if asked is not None:  # memory/PENDING.md is written and committed with the files
             files_before[PENDING], files_after[PENDING], existed[PENDING] = asked
@@ -252,12 +273,19 @@ class _Run:
                                 "written; run Dream again")
         self._commit_manual()
         if not changes:
+            self._check_recall({})
             if after != before:
                 self.history.write_dream_cursor(after)
             self._audit("no_changes")
             self._compact()
             self.say(f"no changes; dream cursor {before} -> {after}")
             return self._result("no_changes", after, diff=diff)
+        try:
+            if self.moved_text is not None:  # durable before the commit that removes the lines
+                write_moved_text(self.ws, self.moved_text)
+        except OSError as exc:
+            return self._failed(f"writing memory/MOVED.md failed: {exc}")
+        self._check_recall({rel: audit.encode(files_after[rel]) for rel in changes if rel in MEMORY_FILES})
         try:  # one journaled unit: compare-and-swap per file, then commit exactly those bytes
             info = commit_journaled(self.store, self._journal(files_before, files_after,
                                                               existed, changes, diff, after))
@@ -298,6 +326,34 @@ class _Run:
         self.tally.questions = numbered
         new = render_pending(book)
         return None if new == text else (text, new, self.ws.path(PENDING).exists())
+
+    def _plan_moves(self, before: Mapping[str, str], after: Mapping[str, str]) -> None:
+        """Add a ``moved`` ledger entry per line the run removed outright, and plan the new
+        ``memory/MOVED.md`` that keeps them (:mod:`nanomem.dream.moves`)."""
+        now = self.clock()
+        moves = plan_moves(before, after, ledger=self.ledger, today=now.date(),
+                           ttl_days=self.config.ephemeral_ttl_days)
+        if not moves:
+            return
+        self.moved_text, entries = plan_moved_entries(moves, read_moved_text(self.ws),
+                                                      now.date().isoformat())
+        self.ledger += entries
+        self.say(f"moved {len(moves)} line(s) to make room: {', '.join(sorted({r for r, _ in moves}))}")
+
+    def _check_recall(self, files: Mapping[str, bytes]) -> None:
+        """The recall self-test over the files as the run leaves them: a measurement, never a
+        gate; a search that fails is logged and the run goes on without it."""
+        if self.search is None or not self.ledger:
+            return
+        search = self.search
+        try:
+            self.recall = check_recall(self.ledger, lambda query, k: search(query, k, files))
+        except (NanomemError, OSError, sqlite3.Error) as exc:
+            log.warning("recall self-test of Dream failed: %s", exc)
+            return
+        if self.recall.failures:
+            log.info("recall self-test: %s; not found: %s", self.recall.summary,
+                     "; ".join(self.recall.failures))
 
     def _commit_manual(self) -> None:
         """Commit hand edits as ``manual:`` so the ``dream:`` commit holds only Dream's change.
@@ -351,7 +407,8 @@ class _Run:
         for _ in range(max(1, self.config.dream_max_iterations)):
             task = DreamTask(batch=batch.entries(), files=dict(staged.current), now=now,
                              ttl_days=self.config.ephemeral_ttl_days, caps=caps,
-                             max_deletion_share=self.config.max_deletion_share)
+                             max_deletion_share=self.config.max_deletion_share,
+                             reinforced=self.reinforced)
             request = ChatRequest(messages=tuple(messages), tools=DREAM_TOOLS,
                                   tool_choice=TOOL_CHOICE, task=task, stage="dream")
             try:
@@ -422,7 +479,8 @@ class _Run:
                                  diff=diff, replay_of=self.replay.sha[:7] if self.replay else None,
                                  ledger=self.ledger,
                                  refused_more=self.tally.refused_more,
-                                 quote=self.config.quote_max_chars)
+                                 quote=self.config.quote_max_chars,
+                                 recall=render_recall_lines(self.recall) if self.recall else ())
 
     def _journal(self, originals: Mapping[str, str], current: Mapping[str, str],
                  existed: Mapping[str, bool], changes: Mapping[str, tuple[int, int]], diff: str,
@@ -440,7 +498,7 @@ class _Run:
             status, self.before, after, accepted=self.tally.accepted,
             refused=tuple(self.tally.refusals), batches=len(self.batches), batch=self.span,
             note=" | ".join(notes) if notes else None, manual_commit=self.manual_sha,
-            ledger=self.ledger, refused_more=self.tally.refused_more,
+            ledger=self.ledger, refused_more=self.tally.refused_more, recall=self.recall,
             questions=tuple(self.tally.questions), **extra,
         )
 
@@ -463,6 +521,9 @@ class _Run:
         if outcome != "failed":
             text += "".join(render_question_audit(q, event="asked", time=self.clock(), commit=sha)
                             for q in self.tally.questions)
+        if outcome != "failed" and self.recall is not None:
+            text += audit.render_recall_line(self.recall, time=self.clock(), batch=self.span or "",
+                                             commit=sha)
         audit.append_audit(self.ws.audit, text, max_bytes=self.config.audit_max_bytes,
                            keep=self.config.audit_keep)
 

@@ -1,14 +1,19 @@
-"""The recall self-test after a Dream: can search find what the ledger says was kept or skipped?
+"""The recall self-test of a Dream: can search find what the ledger says was kept, moved or skipped?
 
-For each fact that the run's ledger marks ``kept`` or ``skipped`` (but not filler or a bare
+For each fact that the run's ledger marks ``kept`` or ``skipped``, and each line it ``moved``
+out of a full file (but not filler or a bare
 secret placeholder, which are meant to be dropped), search with the fact's key terms (its
 numbers, identifiers and names first, then its other content words, at most
 :data:`MAX_TERMS`) must return, among its top :data:`TOP_K` results, a text that says the fact
-(a memory-file line for a kept fact, the history or the archive for a skipped one). The share
+(a memory-file line for a kept fact, a line of ``memory/MOVED.md`` for a moved one, the history
+or the archive for a skipped one). The share
 that passes is the run's **recall health**. It is a measurement, never a gate: a low score is
 reported with the failing facts, and nothing is refused for it.
 
 The search is passed in (``search(query, k) -> hits with .text``), so this module stays pure.
+Dream runs it before its commit, against the files as the run leaves them (the index is told
+their new bytes) and ``memory/MOVED.md``, so its one-line summary is in the commit body
+(:func:`render_recall_lines`), as well as in ``dream --json``, the audit and ``status``.
 
 >>> from types import SimpleNamespace as H
 >>> from nanomem.dream.ledger import LedgerEntry
@@ -36,6 +41,7 @@ MAX_TERMS = 6
 CHECKED_STATES = ("kept", "moved", "skipped")
 NOT_CHECKED_REASONS = ("filler", "secret-placeholder", "assistant's words")
 MAX_LISTED = 20  # failures named in the result; the count covers them all
+BODY_FAILURES = 5  # failures named in the commit body
 
 Search = Callable[[str, int], Sequence[Any]]
 
@@ -61,6 +67,27 @@ class RecallHealth:
             return "no facts to check"
         return f"{self.found}/{self.checked} facts found by search ({100 * self.found / self.checked:.0f}%)"
 
+
+
+def render_recall_lines(health: RecallHealth, limit: int = BODY_FAILURES) -> list[str]:
+    """The commit body's lines: ``Recall: 5/6 facts found in the top 5`` and, when some were
+    not, one line per failing fact (at most ``limit``, then a count).
+
+    >>> render_recall_lines(RecallHealth(3, 2, ("Likes figs",)))
+    ['Recall: 2/3 facts found in the top 5; not found:', '  - Likes figs']
+    >>> render_recall_lines(RecallHealth(0, 0))
+    ['Recall: no facts to check']
+    """
+    if not health.checked:
+        return ["Recall: no facts to check"]
+    head = f"Recall: {health.found}/{health.checked} facts found in the top {TOP_K}"
+    missing = health.checked - health.found
+    if not missing:
+        return [head]
+    lines = [head + "; not found:"] + [f"  - {fact[:100]}" for fact in health.failures[:limit]]
+    if missing > min(limit, len(health.failures)):
+        lines.append(f"  - … {missing - min(limit, len(health.failures))} more (memory/dream-audit.jsonl)")
+    return lines
 
 
 def key_terms(fact: str) -> str:

@@ -279,6 +279,11 @@ AUDIT = Place(
     _list("memory", is_audit_name),  # dream-audit.jsonl and its rotations dream-audit.N.jsonl
     lambda rel, data, m: scrub_jsonl(data, m),
 )
+MOVED = Place(
+    "moved",  # memory/MOVED.md: lines moved out of a full memory file (never a pinned one)
+    _list("memory", lambda n: n == "MOVED.md"),
+    lambda rel, data, m: scrub_lines(data, m),
+)
 LEGACY = Place(
     "legacy",
     _list("memory", lambda n: n == "HISTORY.md" or n.startswith("HISTORY.md.bak")),
@@ -296,7 +301,7 @@ def places(*, include_pinned: bool, keep_sessions: bool,
            is_pinned: Callable[[str], bool]) -> tuple[Place, ...]:
     """Every file place in the order a run scrubs them (the index last: it is derived)."""
     found = [memory_file_place(include_pinned=include_pinned, is_pinned=is_pinned),
-             PENDING_PLACE, HISTORY, ARCHIVE, AUDIT, LEGACY]
+             PENDING_PLACE, MOVED, HISTORY, ARCHIVE, AUDIT, LEGACY]
     if not keep_sessions:
         found.append(SESSIONS)
     return tuple(found)

@@ -1,6 +1,7 @@
 """The derived search index: ``memory/index.sqlite3``, SQLite FTS5 over everything said.
 
-It covers the memory files line by line, every history entry and every archived turn, and is
+It covers the memory files line by line (and ``memory/MOVED.md``, the lines moved out of a full
+one, as ``file`` lines of that path), every history entry and every archived turn, and is
 never a source of truth: delete it and the next search rebuilds it from the files.
 
 - **Incremental.** Per-source high-water marks live in the ``marks`` table: the last history
@@ -22,16 +23,14 @@ embeddings endpoint that fails makes that search BM25 only, with a warning.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import heapq
 import logging
 import os
-import re
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,8 +42,9 @@ from nanomem.search.rank import SOURCES, Hit, fuse_ranks, parse_day, score_hit
 from nanomem.store.archive import Archive, read_records
 from nanomem.store.history import History
 from nanomem.store.memfiles import read_memory_files
+from nanomem.store.moved import read_moved_bytes
 from nanomem.store.workspace import Workspace, template_lines
-from nanomem.vocab import is_pinned
+from nanomem.vocab import MOVED_MD, is_pinned
 from nanomem.text.redact import redact_for_model
 
 logger = logging.getLogger(__name__)
@@ -246,9 +246,11 @@ class SearchIndex:
             self._update(db)
             return action(db)
 
-    def update(self) -> UpdateStats:
-        """Index what is new since the last update (cost in proportion to it)."""
-        return self._healthy(self._update)
+    def update(self, files: Mapping[str, bytes] | None = None) -> UpdateStats:
+        """Index what is new since the last update (cost in proportion to it). ``files`` gives
+        the bytes some memory files are about to have (Dream's self-test before its commit);
+        the next update without them compares the bytes on disk by hash."""
+        return self._healthy(lambda db: self._update(db, files or {}))
 
     def rebuild(self) -> UpdateStats:
         """Throw the index away and build it again from the files."""
@@ -256,14 +258,14 @@ class SearchIndex:
         stats = self.update()
         return UpdateStats(stats.files, stats.history, stats.archive, rebuilt=True)
 
-    def _update(self, db: sqlite3.Connection) -> UpdateStats:
+    def _update(self, db: sqlite3.Connection, files: Mapping[str, bytes] | None = None) -> UpdateStats:
         self._newest = None  # the latest said-at day among the documents this update adds
         db.execute("BEGIN IMMEDIATE")
         try:
             marks = dict(db.execute("SELECT name, value FROM marks"))
             rebuilt = not marks
             stats = UpdateStats(
-                files=self._update_files(db, marks),
+                files=self._update_files(db, marks, files or {}),
                 archive=self._update_archive(db, marks),  # first: history dates come from it
                 history=self._update_history(db, marks),
                 rebuilt=rebuilt,
@@ -280,20 +282,22 @@ class SearchIndex:
             raise
         return stats
 
-    def _update_files(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
-        changed: dict[str, str] = {}
-        for rel, path in self.workspace.memory_paths().items():
+    def _update_files(self, db: sqlite3.Connection, marks: dict[str, str],
+                      staged: Mapping[str, bytes]) -> int:
+        changed: dict[str, str] = {}  # the memory files and memory/MOVED.md, whose lines are file lines
+        for rel, path in {**self.workspace.memory_paths(), MOVED_MD: self.workspace.path(MOVED_MD)}.items():
             try:
-                stat = path.stat()
-                signature = f"{stat.st_size}:{stat.st_mtime_ns}"
+                stat = path.lstat() if rel == MOVED_MD else path.stat()
+                signature = "staged" if rel in staged else f"{stat.st_size}:{stat.st_mtime_ns}"
             except FileNotFoundError:
                 signature = "missing"
-            if marks.get(f"file:{rel}", "").split("|")[0] != signature:
+            if rel in staged or marks.get(f"file:{rel}", "").split("|")[0] != signature:
                 changed[rel] = signature
         if not changed:
             return 0
         try:
-            contents = read_memory_files(self.workspace)
+            contents = {**read_memory_files(self.workspace), MOVED_MD: read_moved_bytes(self.workspace) or b"",
+                        **staged}
         except NanomemError as exc:
             logger.warning("search: memory files not indexed: %s", exc)
             return 0
@@ -412,15 +416,16 @@ class SearchIndex:
 
     def search(self, query: str, *, k: int = 8, since: str | None = None,
                until: str | None = None, sources: Sequence[str] | None = None,
-               collapse: bool = True) -> list[Hit]:
-        """The ``k`` best hits for ``query`` (the index is brought up to date first).
+               collapse: bool = True, files: Mapping[str, bytes] | None = None) -> list[Hit]:
+        """The ``k`` best hits for ``query`` (the index is brought up to date first, with the
+        new bytes of ``files``: see :meth:`update`).
 
         With ``collapse`` a memory-file line or history entry copied word for word from an
         archived turn among the hits is folded into that turn (:func:`plan_collapse`)."""
         if not terms.plan_terms(query) or k <= 0:
             return []
         wanted = tuple(sources) if sources else SOURCES
-        self.update()
+        self.update(files)
         dense = self._embed_query(query) if self.embedder is not None else None
         return self._healthy(lambda db: self._search(db, *self._match(db, query), k, since, until,
                                                       wanted, collapse, dense))

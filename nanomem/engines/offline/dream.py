@@ -17,7 +17,10 @@ would make, so every edit still passes jsonschema and the gates.
   3. new facts: route each (SOUL = agent behaviour and requests about how to answer,
      USER = the person, MEMORY = the work),
      skip near-duplicates, and add the rest at the end of the file's ``## Facts`` /
-     ``## Behaviour`` section with one ``edit_file`` per file (``write_file`` for an empty file).
+     ``## Behaviour`` section with one ``edit_file`` per file (``write_file`` for an empty file);
+     a fact that does not fit under its file's cap first makes room: the lines
+     :mod:`nanomem.engines.offline.room` picks are removed (one ``edit_file`` each), and the
+     run moves them to ``memory/MOVED.md``.
   All calls go out in one reply.
 - next turn: ``finish`` (``updated`` if it proposed edits, else ``no_changes_needed``).
 
@@ -54,6 +57,7 @@ from nanomem.text.redact import redact
 from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
+from nanomem.engines.offline.room import plan_room
 from nanomem.engines.offline.slots import (
     attributes_of,
     identifier_families,
@@ -177,7 +181,8 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     files = {rel: str(text) for rel, text in task.files.items()}
     today = task.now.date()
     budget = {rel: _deletion_budget(text, task.max_deletion_share) for rel, text in files.items()}
-    counts = {"added": 0, "corrected": 0, "expired": 0, "duplicates": 0, "skipped": 0, "asked": 0}
+    counts = {"added": 0, "corrected": 0, "expired": 0, "duplicates": 0, "moved out": 0, "skipped": 0,
+              "asked": 0}
     edits: list[tuple[str, dict[str, Any]]] = []
     touched: set[str] = set()
     planned: dict[str, list[str]] = {}
@@ -190,17 +195,44 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
             counts["skipped"] += 1  # already stale when Dream sees it
             return
         known = [line for rel in files for line in _bullets(files[rel]) + planned.get(rel, [])]
-        if any(is_duplicate(fact.text, line) for line in known):
+        same = next((line for line in known if is_duplicate(fact.text, line)), None)
+        if same is not None:
+            found_again.add(same.strip())  # reinforced by this batch: never moved out below
             counts["duplicates"] += 1
             return
         rel, line = route_fact(fact.text), render_line(fact)
         cap = task.caps.get(rel)
         size = len(files.get(rel, "")) + sum(len(x) + 1 for x in planned.get(rel, []))
-        if cap is not None and size + len(line) + 1 > cap:
-            counts["skipped"] += 1  # would be refused for size; the note says so
+        if cap is not None and not make_room(rel, size + len(line) + 1 - cap):
+            counts["skipped"] += 1  # nothing movable frees the room; the ledger says cap
             return
         planned.setdefault(rel, []).append(line)
         counts["added"] += 1
+
+    found_again: set[str] = set()
+
+    def make_room(rel: str, need: int) -> bool:
+        """Remove the lines :func:`plan_room` picks so ``need`` more characters fit in ``rel``
+        (the run moves them to memory/MOVED.md); False when they cannot be freed."""
+        keep = touched | found_again
+        going = {line.strip() for r, line in expired_lines(files, today, task.ttl_days) if r == rel}
+        lines = plan_room(files.get(rel, ""), need, keep=keep, limit=budget.get(rel, 0), first=going,
+                          reinforced=getattr(task, "reinforced", None) or {})
+        if lines is None:
+            return False
+        text, removals = files.get(rel, ""), []
+        for line in lines:
+            edit = _replace_line(text, line, None)
+            if edit is None:  # no unique old_text (a repeated block): the fact is skipped
+                return False
+            removals.append(("edit_file", {"path": rel, "old_text": edit[0], "new_text": edit[1]}))
+            text = text.replace(edit[0], edit[1], 1)
+        edits.extend(removals)
+        files[rel] = text
+        budget[rel] = budget.get(rel, 0) - len(lines)
+        touched.update(line.strip() for line in lines)
+        counts["moved out"] += len(lines)
+        return True
 
     for fact in parse_facts(task.batch, default_day=today.isoformat()):
         if fact.mark != "correction" or is_junk(fact.text):
