@@ -189,3 +189,16 @@ def test_plan_append_names_each_line_once_with_its_file_and_day() -> None:
     assert again == text and renumbered == [numbers[1], numbers[0]]
     assert text.startswith("# Moved lines\n")
     assert [m for m in parse_moved(text)] == lines
+
+
+def test_search_sees_the_bytes_a_file_is_about_to_have_and_then_the_disk(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    init_workspace(root)
+    ws = Workspace(root)
+    with Memory(ws) as memory:
+        staged = (ws.path("USER.md").read_text("utf-8") + "- Keeps bees in Valga\n").encode()
+        hits = memory.index.search("bees Valga", k=5, files={"USER.md": staged})
+        assert [(h.path, h.text) for h in hits] == [("USER.md", "- Keeps bees in Valga")]
+        assert memory.search("bees Valga", k=5) == []  # the disk never got those bytes
+        ws.path("USER.md").write_bytes(staged)  # the commit writes exactly them
+        assert [h.path for h in memory.search("bees Valga", k=5)] == ["USER.md"]
