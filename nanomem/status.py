@@ -102,7 +102,8 @@ def read_health(workspace: Workspace, files: Mapping[str, FileStatus]) -> Memory
         skipped_since=found["skipped_for_cap"]["since"],
         moved_out=moved.count,
         moved_since=moved.since,
-        moved_newest=tuple(f"{m.text.strip()} (from {m.source}, {m.day})" for m in moved.newest),
+        moved_newest=tuple(f"{m.text.strip().lstrip('-*+').strip()} (from {m.source}, {m.day})"
+                           for m in moved.newest),
         recall_checked=recall.get("checked"),
         recall_found=recall.get("found"),
         recall_time=recall.get("time"),

@@ -82,7 +82,7 @@ def test_full_file_makes_room_and_keeps_every_fact_and_moved_line_findable(tmp_p
     assert "  - USER.md: Visited museum number 0 last spring" in body
     assert f"{len(moved)} line{'s' if len(moved) > 1 else ''} moved to memory/MOVED.md" in body
     assert status.health.moved_out == len(moved) and status.health.moved_since == "2026-11-30"
-    assert status.health.moved_newest[0] == (f"{gone[-1]} (from USER.md, 2026-11-30)")
+    assert status.health.moved_newest[0] == f"{gone[-1].removeprefix('- ')} (from USER.md, 2026-11-30)"
     assert status.health.skipped_for_cap == 0
     reply, text = render_status(status), render_status_text(status)
     assert f"`memory/MOVED.md`: {len(moved)} line(s) moved out of full files since 2026-11-30" in reply

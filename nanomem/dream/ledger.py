@@ -43,7 +43,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -274,26 +274,35 @@ def _score(fact: str, line: str) -> float:
     return len(mine & theirs) / len(mine)
 
 
-def _added_lines(before: Mapping[str, str], after: Mapping[str, str]) -> list[_Added]:
-    """Lines the run added, each paired with the line it replaced when the diff says so."""
-    out: list[_Added] = []
-    for rel, new in after.items():
-        old = before.get(rel, "")
+def iter_changed_blocks(before: Mapping[str, str], after: Mapping[str, str]
+                        ) -> Iterator[tuple[str, str, list[str], list[str], int]]:
+    """``(file, tag, old lines, new lines, first new index)`` of each block the line diff of a
+    changed file marks ``replace``, ``insert`` or ``delete`` (the files of ``after``, then those
+    only ``before`` has)."""
+    for rel in [*after, *(r for r in before if r not in after)]:
+        old, new = before.get(rel, ""), after.get(rel, "")
         if old == new:
             continue
         a, b = old.splitlines(), new.splitlines()
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-            if tag not in ("replace", "insert"):
+            if tag != "equal":
+                yield rel, tag, a[i1:i2], b[j1:j2], j1
+
+
+def _added_lines(before: Mapping[str, str], after: Mapping[str, str]) -> list[_Added]:
+    """Lines the run added, each paired with the line it replaced when the diff says so."""
+    out: list[_Added] = []
+    for rel, tag, old_lines, new_lines, j1 in iter_changed_blocks(before, after):
+        if tag not in ("replace", "insert"):
+            continue
+        removed = [line for line in old_lines if line.strip()]
+        for j, line in enumerate(new_lines, j1):
+            if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            removed = [line for line in a[i1:i2] if line.strip()]
-            for j in range(j1, j2):
-                line = b[j]
-                if not line.strip() or line.lstrip().startswith("#"):
-                    continue
-                paired = max(removed, key=lambda r: _score(line, r), default=None) if removed else None
-                if paired is not None and _score(line, paired) == 0 and len(removed) != j2 - j1:
-                    paired = None
-                out.append(_Added(rel, j + 1, line, paired))
+            paired = max(removed, key=lambda r: _score(line, r), default=None) if removed else None
+            if paired is not None and _score(line, paired) == 0 and len(removed) != len(new_lines):
+                paired = None
+            out.append(_Added(rel, j + 1, line, paired))
     return out
 
 

@@ -24,14 +24,13 @@ record; the offline engine moves reinforced lines last (:mod:`nanomem.engines.of
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
 
 from nanomem.dream.ledger import MOVED as MOVED_STATE
-from nanomem.dream.ledger import LedgerEntry
+from nanomem.dream.ledger import LedgerEntry, iter_changed_blocks
 from nanomem.engines.offline.dream import expired_lines, tokens
 from nanomem.store.moved import MovedLine, plan_append
 from nanomem.vocab import MOVED_MD
@@ -47,21 +46,16 @@ def plan_moves(before: Mapping[str, str], after: Mapping[str, str], *,
     replaced = {e.old.strip() for e in ledger if e.old}
     expired = {(rel, line.strip()) for rel, line in expired_lines(before, today, ttl_days)}
     out: list[tuple[str, str]] = []
-    for rel, old in before.items():
-        new = after.get(rel, "")
-        if old == new:
+    for rel, tag, old_lines, new_lines, _ in iter_changed_blocks(before, after):
+        if tag not in ("delete", "replace"):
             continue
-        a, b = old.splitlines(), new.splitlines()
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-            if tag not in ("delete", "replace"):
+        added = [tokens(line) for line in new_lines]
+        for line in old_lines:
+            if (not _BULLET.match(line) or line.strip() in replaced
+                    or (rel, line.strip()) in expired
+                    or any(tokens(line) & words for words in added)):
                 continue
-            added = [tokens(line) for line in b[j1:j2]]
-            for line in a[i1:i2]:
-                if (not _BULLET.match(line) or line.strip() in replaced
-                        or (rel, line.strip()) in expired
-                        or any(tokens(line) & words for words in added)):
-                    continue
-                out.append((rel, line))
+            out.append((rel, line))
     return out
 
 

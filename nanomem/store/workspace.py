@@ -8,6 +8,7 @@ A workspace is a plain directory (DESIGN §1)::
     sessions/<name>.jsonl                    optional session store (see Workspace.session_path)
     memory/archive/archive-NNNNNN.jsonl      the verbatim archive of every archived turn
     memory/index.sqlite3                     the derived search index (rebuildable)
+    memory/MOVED.md                          lines Dream moved out of a full memory file
     prompts/dream.md                         optional Dream instructions
     nanomem.toml                             optional configuration
 
