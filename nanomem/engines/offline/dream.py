@@ -18,9 +18,7 @@ would make, so every edit still passes jsonschema and the gates.
      USER = the person, MEMORY = the work),
      skip near-duplicates, and add the rest at the end of the file's ``## Facts`` /
      ``## Behaviour`` section with one ``edit_file`` per file (``write_file`` for an empty file);
-     a fact that does not fit under its file's cap first makes room: the lines
-     :mod:`nanomem.engines.offline.room` picks are removed (one ``edit_file`` each), and the
-     run moves them to ``memory/MOVED.md``.
+     a fact over its file's cap first makes room (:mod:`nanomem.engines.offline.room`).
   All calls go out in one reply.
 - next turn: ``finish`` (``updated`` if it proposed edits, else ``no_changes_needed``).
 
@@ -57,7 +55,7 @@ from nanomem.text.redact import redact
 from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
-from nanomem.engines.offline.room import plan_room
+from nanomem.engines.offline.room import plan_make_room, replace_line
 from nanomem.engines.offline.slots import (
     attributes_of,
     identifier_families,
@@ -181,11 +179,11 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     files = {rel: str(text) for rel, text in task.files.items()}
     today = task.now.date()
     budget = {rel: _deletion_budget(text, task.max_deletion_share) for rel, text in files.items()}
-    counts = {"added": 0, "corrected": 0, "expired": 0, "duplicates": 0, "moved out": 0, "skipped": 0,
-              "asked": 0}
+    counts = dict.fromkeys(("added", "corrected", "expired", "duplicates", "moved out", "skipped", "asked"), 0)
     edits: list[tuple[str, dict[str, Any]]] = []
     touched: set[str] = set()
     planned: dict[str, list[str]] = {}
+    found_again: set[str] = set()  # lines a fact of this batch repeats: never moved out
 
     def add(fact: Fact) -> None:
         if is_junk(fact.text):
@@ -197,7 +195,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         known = [line for rel in files for line in _bullets(files[rel]) + planned.get(rel, [])]
         same = next((line for line in known if is_duplicate(fact.text, line)), None)
         if same is not None:
-            found_again.add(same.strip())  # reinforced by this batch: never moved out below
+            found_again.add(same.strip())
             counts["duplicates"] += 1
             return
         rel, line = route_fact(fact.text), render_line(fact)
@@ -209,30 +207,17 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         planned.setdefault(rel, []).append(line)
         counts["added"] += 1
 
-    found_again: set[str] = set()
-
-    def make_room(rel: str, need: int) -> bool:
-        """Remove the lines :func:`plan_room` picks so ``need`` more characters fit in ``rel``
-        (the run moves them to memory/MOVED.md); False when they cannot be freed."""
-        keep = touched | found_again
+    def make_room(rel: str, need: int) -> bool:  # the lines removed are moved to memory/MOVED.md
         going = {line.strip() for r, line in expired_lines(files, today, task.ttl_days) if r == rel}
-        lines = plan_room(files.get(rel, ""), need, keep=keep, limit=budget.get(rel, 0), first=going,
-                          reinforced=getattr(task, "reinforced", None) or {})
-        if lines is None:
-            return False
-        text, removals = files.get(rel, ""), []
-        for line in lines:
-            edit = _replace_line(text, line, None)
-            if edit is None:  # no unique old_text (a repeated block): the fact is skipped
-                return False
-            removals.append(("edit_file", {"path": rel, "old_text": edit[0], "new_text": edit[1]}))
-            text = text.replace(edit[0], edit[1], 1)
-        edits.extend(removals)
-        files[rel] = text
-        budget[rel] = budget.get(rel, 0) - len(lines)
-        touched.update(line.strip() for line in lines)
-        counts["moved out"] += len(lines)
-        return True
+        room = plan_make_room(rel, files.get(rel, ""), need, keep=touched | found_again, first=going,
+                              limit=budget.get(rel, 0), reinforced=getattr(task, "reinforced", None) or {})
+        if room is not None:
+            files[rel], lines, calls = room
+            edits.extend(calls)
+            budget[rel] = budget.get(rel, 0) - len(lines)
+            touched.update(line.strip() for line in lines)
+            counts["moved out"] += len(lines)
+        return room is not None
 
     for fact in parse_facts(task.batch, default_day=today.isoformat()):
         if fact.mark != "correction" or is_junk(fact.text):
@@ -255,7 +240,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
             planned[rel][planned[rel].index(line)] = new_line
             counts["corrected"] += 1
             continue
-        edit = _replace_line(files[rel], line, new_line) if budget.get(rel, 0) >= 1 else None
+        edit = replace_line(files[rel], line, new_line) if budget.get(rel, 0) >= 1 else None
         if edit is None:
             add(plain)
             continue
@@ -270,7 +255,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         touched.update((line.strip(), new_line.strip()))
         counts["corrected"] += 1
     for rel, line in expired_lines(files, today, task.ttl_days):
-        edit = _replace_line(files[rel], line, None)
+        edit = replace_line(files[rel], line, None)
         if budget.get(rel, 0) < 1 or line.strip() in touched or edit is None:
             continue
         edits.append(("edit_file", {"path": rel, "old_text": edit[0], "new_text": edit[1]}))
@@ -561,28 +546,11 @@ def _deletion_budget(text: str, share: float) -> int:
 
 
 
-def _replace_line(text: str, line: str, new_line: str | None) -> tuple[str, str] | None:
-    """``(old_text, new_text)`` replacing (or, with None, removing) one line; the old text
-    grows upwards with the lines before it until it occurs exactly once."""
-    lines = text.splitlines(keepends=True)
-    for index, current in enumerate(lines):
-        if current.rstrip("\r\n") != line:
-            continue
-        ending = current[len(line):]
-        replacement = "" if new_line is None else new_line + ending
-        for start in range(index, -1, -1):
-            old = "".join(lines[start:index + 1])
-            if count_overlapping(text, old) == 1:
-                return old, "".join(lines[start:index]) + replacement
-        return None
-    return None
-
-
 def _ask_call(rel: str, text: str, line: str, fact: Fact) -> tuple[str, dict[str, Any]] | None:
     """The edit a correction of the pinned ``line`` would make, the pin kept: sent as it is,
     so that the pins gate turns it into a question for the person (never applied here)."""
     plain = Fact("durable", corrected_text(fact.text, _COMMENT.sub("", line)), fact.day)
-    edit = _replace_line(text, line, f"{render_line(plain, permanent=is_permanent(line))} {PIN_MARK}")
+    edit = replace_line(text, line, f"{render_line(plain, permanent=is_permanent(line))} {PIN_MARK}")
     return None if edit is None else ("edit_file", {"path": rel, "old_text": edit[0],
                                                     "new_text": edit[1]})
 

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
+from typing import Any
 
+from nanomem.text.units import count_overlapping
 from nanomem.vocab import is_permanent, is_pinned
 
 _BULLET = re.compile(r"^\s*[-*+]\s+\S")
@@ -58,3 +60,46 @@ def plan_room(text: str, need: int, *, keep: Collection[str], reinforced: Mappin
         chosen.append(line)
         freed += len(line) + 1
     return chosen if freed >= need else None
+
+
+def replace_line(text: str, line: str, new_line: str | None) -> tuple[str, str] | None:
+    """``(old_text, new_text)`` replacing (or, with None, removing) one line; the old text
+    grows upwards with the lines before it until it occurs exactly once."""
+    lines = text.splitlines(keepends=True)
+    for index, current in enumerate(lines):
+        if current.rstrip("\r\n") != line:
+            continue
+        ending = current[len(line):]
+        replacement = "" if new_line is None else new_line + ending
+        for start in range(index, -1, -1):
+            old = "".join(lines[start:index + 1])
+            if count_overlapping(text, old) == 1:
+                return old, "".join(lines[start:index]) + replacement
+        return None
+    return None
+
+
+def plan_removals(text: str, lines: list[str]) -> tuple[str, list[tuple[str, str]]] | None:
+    """``(text without lines, [(old_text, new_text)])``: one edit per removed line, in order;
+    None when one of them has no unique ``old_text``."""
+    edits = []
+    for line in lines:
+        edit = replace_line(text, line, None)
+        if edit is None:
+            return None
+        edits.append(edit)
+        text = text.replace(edit[0], edit[1], 1)
+    return text, edits
+
+
+def plan_make_room(rel: str, text: str, need: int, *, keep: Collection[str],
+                   reinforced: Mapping[str, str], limit: int, first: Collection[str] = ()
+                   ) -> tuple[str, list[str], list[tuple[str, dict[str, Any]]]] | None:
+    """``(text after, lines removed, edit_file calls)`` that make ``need`` characters of room in
+    file ``rel`` by :func:`plan_room`; None when they cannot be freed (the fact is skipped)."""
+    lines = plan_room(text, need, keep=keep, reinforced=reinforced, limit=limit, first=first)
+    removed = None if lines is None else plan_removals(text, lines)
+    if lines is None or removed is None:
+        return None
+    calls = [("edit_file", {"path": rel, "old_text": a, "new_text": b}) for a, b in removed[1]]
+    return removed[0], lines, calls
