@@ -1,8 +1,7 @@
 """The derived search index: ``memory/index.sqlite3``, SQLite FTS5 over everything said.
 
-It covers the memory files line by line (and ``memory/MOVED.md``, the lines moved out of a full
-one, as ``file`` lines of that path), every history entry and every archived turn, and is
-never a source of truth: delete it and the next search rebuilds it from the files.
+It covers the memory files and ``memory/MOVED.md`` line by line, every history entry and every
+archived turn, and is never a source of truth: delete it and the next search rebuilds it.
 
 - **Incremental.** Per-source high-water marks live in the ``marks`` table: the last history
   cursor indexed, the byte offset reached in each archive segment (with a hash of the bytes
@@ -247,9 +246,8 @@ class SearchIndex:
             return action(db)
 
     def update(self, files: Mapping[str, bytes] | None = None) -> UpdateStats:
-        """Index what is new since the last update (cost in proportion to it). ``files`` gives
-        the bytes some memory files are about to have (Dream's self-test before its commit);
-        the next update without them compares the bytes on disk by hash."""
+        """Index what is new (cost in proportion to it); ``files``: the bytes memory files are
+        about to have (Dream's self-test), which the next update compares by hash."""
         return self._healthy(lambda db: self._update(db, files or {}))
 
     def rebuild(self) -> UpdateStats:
@@ -282,8 +280,7 @@ class SearchIndex:
             raise
         return stats
 
-    def _update_files(self, db: sqlite3.Connection, marks: dict[str, str],
-                      staged: Mapping[str, bytes]) -> int:
+    def _update_files(self, db: sqlite3.Connection, marks: dict[str, str], staged: Mapping[str, bytes]) -> int:
         changed: dict[str, str] = {}  # the memory files and memory/MOVED.md, whose lines are file lines
         for rel, path in {**self.workspace.memory_paths(), MOVED_MD: self.workspace.path(MOVED_MD)}.items():
             try:
@@ -296,15 +293,14 @@ class SearchIndex:
         if not changed:
             return 0
         try:
-            contents = {**read_memory_files(self.workspace), MOVED_MD: read_moved_bytes(self.workspace) or b"",
-                        **staged}
+            contents = {**read_memory_files(self.workspace), MOVED_MD: read_moved_bytes(self.workspace) or b""}
         except NanomemError as exc:
             logger.warning("search: memory files not indexed: %s", exc)
             return 0
         added = 0
         skip = template_lines()
         for rel, signature in changed.items():
-            data = contents.get(rel, b"")
+            data = staged.get(rel, contents.get(rel, b""))
             digest = hashlib.sha256(data).hexdigest()[:16]
             old = marks.get(f"file:{rel}", "")
             if old.split("|")[-1] != digest or not old:
@@ -417,8 +413,7 @@ class SearchIndex:
     def search(self, query: str, *, k: int = 8, since: str | None = None,
                until: str | None = None, sources: Sequence[str] | None = None,
                collapse: bool = True, files: Mapping[str, bytes] | None = None) -> list[Hit]:
-        """The ``k`` best hits for ``query`` (the index is brought up to date first, with the
-        new bytes of ``files``: see :meth:`update`).
+        """The ``k`` best hits for ``query`` (the index is brought up to date first, see :meth:`update`).
 
         With ``collapse`` a memory-file line or history entry copied word for word from an
         archived turn among the hits is folded into that turn (:func:`plan_collapse`)."""
