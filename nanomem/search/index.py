@@ -486,7 +486,7 @@ class SearchIndex:
             where += " AND d.source != 'file' AND d.said_at >= ? AND d.said_at <= ?"
             wargs += (since or "", (until or "9999") + "\uffff")
         if "archive" in sources:  # a turn shares its relevance with its session window
-            relevance = window.read_window(db, relevance, where, wargs)
+            relevance = window.read_window(db, relevance, where, wargs, seeds=max(4 * k, 50))
         if dense is not None:  # reciprocal-rank fusion of the BM25 and the vector rankings
             bm25 = sorted(relevance, key=lambda rowid: -relevance[rowid])
             # The vectors vote for their k nearest only: in an index smaller than the candidate
@@ -501,16 +501,21 @@ class SearchIndex:
             return []
         newest_mark = db.execute("SELECT value FROM marks WHERE name = 'newest_day'").fetchone()
         newest = float(newest_mark[0]) if newest_mark and newest_mark[0] else None
-        hits: list[Hit] = []
-        for row in _fetch_docs(db, list(relevance)):
-            rowid, uid, source, path, line, cursor, key, role, name, said, day, pinned, body = row[:13]
+        scored = []  # scores from the few columns they need; whole rows only for the best
+        for rowid, uid, source, pinned, day in _fetch_docs(db, list(relevance),
+                                                           "uid, source, pinned, day"):
             score = score_hit(relevance[rowid], source=source, pinned=bool(pinned), day=day,
                               newest_day=newest)
-            hits.append(Hit(uid, source, body, score, timestamp=said, path=path, line=line,
+            scored.append((-score, uid, rowid))
+        best = {rowid: -neg for neg, _, rowid in sorted(scored)[:max(4 * k, 32) if collapse else k]}
+        hits: list[Hit] = []
+        for row in _fetch_docs(db, list(best)):
+            rowid, uid, source, path, line, cursor, key, role, name, said, _, pinned, body = row[:13]
+            hits.append(Hit(uid, source, body, best[rowid], timestamp=said, path=path, line=line,
                             cursor=cursor, session_key=key, role=role, name=name,
                             pinned=bool(pinned)))
         hits.sort(key=lambda h: (-h.score, h.id))
-        return plan_collapse(hits[:max(4 * k, 32)])[:k] if collapse else hits[:k]
+        return plan_collapse(hits)[:k] if collapse else hits
 
     def count(self) -> int:
         """Documents in the index."""
@@ -530,11 +535,12 @@ def _open(target: Path) -> sqlite3.Connection:
     return sqlite3.connect(str(target), timeout=10.0, isolation_level=None, check_same_thread=False)
 
 
-def _fetch_docs(db: sqlite3.Connection, rowids: list[int]) -> Iterator[tuple[Any, ...]]:
+def _fetch_docs(db: sqlite3.Connection, rowids: list[int],
+                columns: str = _COLUMNS) -> Iterator[tuple[Any, ...]]:
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
         marks = ",".join("?" * len(part))
-        yield from db.execute(f"SELECT rowid, {_COLUMNS} FROM docs WHERE rowid IN ({marks})", part)
+        yield from db.execute(f"SELECT rowid, {columns} FROM docs WHERE rowid IN ({marks})", part)
 
 
 def _existing_uids(db: sqlite3.Connection, uids: list[str]) -> set[str]:

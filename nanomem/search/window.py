@@ -49,10 +49,11 @@ def plan_window(relevance: Mapping[int, float], turns: Mapping[int, tuple[str, i
 
 
 def read_window(db: sqlite3.Connection, relevance: Mapping[int, float], where: str = "1",
-                args: Sequence[object] = ()) -> dict[int, float]:
-    """:func:`plan_window` over the index: the archived turns among ``relevance`` and their
-    neighbours (those that ``docs d WHERE where`` allows), each with its smoothed relevance."""
-    rowids = list(relevance)
+                args: Sequence[object] = (), *, seeds: int | None = None) -> dict[int, float]:
+    """:func:`plan_window` over the index: the archived turns among the ``seeds`` best of
+    ``relevance`` (all by default) and their neighbours (those that ``docs d WHERE where``
+    allows), each with its smoothed relevance; the other documents keep theirs."""
+    rowids = sorted(relevance, key=lambda rowid: -relevance[rowid])[:seeds]
     places: list[tuple[str, int]] = []
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
