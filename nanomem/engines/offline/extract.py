@@ -18,10 +18,12 @@ import re
 
 from nanomem.engines.offline.shapes import (
     is_note_fragment,
+    is_occasion_anecdote,
     is_retraction,
     is_self_named,
     is_year_anecdote,
     statement_before_question,
+    without_numbers,
     without_secret,
     without_year,
 )
@@ -261,7 +263,12 @@ _DIRECTIVE_ZH = re.compile(
     r"|(?:[^\W\d_一二三四五六七八九十两几半]|一)[点些](?=[，,。！!；;]|$)"
 )
 _CONSTRAINT = _rx(
-    r"\bmust\b", r"\bnever\b", r"\bbudget\b", r"\blimit\b", r"\bat most\b", r"\bat least\b",
+    # round 6: not "must have gone", "must be very full" (a deduction) nor "have never tasted the
+    # same since" (the aftermath of a story told in the perfect; "has never been late" stays)
+    r"\bmust\b(?!\s+(?:have|'ve)\s+\w+(?:ed|en|ne|ght|wn|t)\b|\s+be\s+(?:very|so|really|quite|pretty|awfully|terribly|"
+    r"sick of|fed up|mad|joking|tired|exhausted|starving|freezing|thrilled|delighted|relieved)\b)",
+    r"\bnever\b(?![^.!?]*\b(?:since|after that|ever again)\b)",
+    r"(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!'ve )(?<!'d )(?<!’ve )\bnever\b", r"\bbudget\b", r"\blimit\b", r"\bat most\b", r"\bat least\b",
     r"\bno more than\b", r"\brequired?\b", r"\bnot allowed\b",
     r"预算", r"不能", r"必须", r"不得", r"最多", r"至少", r"限制", r"不允许",
 )
@@ -391,7 +398,10 @@ def classify_sentence(sentence: str) -> str | None:
             style or _ASKED_PREFERENCE.search(sentence) or re.match(r"\s*please\b", sentence, _I)
             or _KEEPING_REQUEST.search(sentence)):
         return None  # a question asks for an answer, unless it asks for a way of answering
-    narrative = is_narrative(sentence) and not _MILESTONE.search(sentence)
+    # round 6: one past occasion ("Once sat in a queue at J12 for an hour") tells a story
+    occasion = is_occasion_anecdote(sentence, is_narrative(without_numbers(sentence))) and not (
+        _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
+    narrative = (is_narrative(sentence) or occasion) and not _MILESTONE.search(sentence)
     named = has_name(sentence)
     identity = bool(_IDENTITY.search(sentence) or _HEALTH.search(sentence) or is_self_introduction(sentence))
     starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
@@ -407,7 +417,7 @@ def classify_sentence(sentence: str) -> str | None:
         not narrative and not starting and not standing
         and bool(relative or (_DUE.search(sentence) and not dated))
     )
-    year_story = is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (
+    year_story = occasion or is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (
         _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
     durable = (
         preference

@@ -12,6 +12,8 @@ Each function here tells one shape by closed word classes and punctuation, never
   the Perkins I thought."): it takes back an old value and gives no new one;
 - :func:`is_year_anecdote`: a past event dated only by a past year ("In 2003 we rowed …"); the
   year is when it happened, not a value to keep;
+- :func:`is_occasion_anecdote`: a past event told as one occasion ("Once we waited three hours
+  at Calais."); its numbers measure that occasion, not a value to keep;
 - :func:`without_secret`: a sentence that tells a password or a placeholder for one, without the
   clauses that carry it; what is left is judged on its own (usually nothing);
 - :func:`statement_before_question`: the statement that a question tag follows ("我是苗族，
@@ -51,6 +53,10 @@ _RETRACTION = re.compile(
     r"(?:['’](?:s|re)\s+not|\s+(?:is|are|was|were)(?:\s+not|n['’]t))\s+(?:the |a |an |my |our |his |her |their )?(?:\S+ ){1,3}?"
     r"(?:I|we) (?:thought|said|told you|mentioned|assumed|wrote|had)\b", _I)
 _PAST_YEAR = re.compile(r"\b(?:in|back in|during|around)\s+(?:19|20)\d{2}\b", _I)
+# Round 6: a single past occasion opens the sentence ("Once …", "One time …", "Years ago …").
+_OCCASION = re.compile(
+    r"^\W*(?:(?:and|but|so|oh|ha)\W+)*(?:once|one time|one year|years ago|years back|back then|that time)\b"
+    r"(?!\s+(?:a|an|every|more|again)\b)(?![^.!?]*\b(?:is|are|am|will|'ll|'re|'m|’re|’m)\b)", _I)
 _SECRET_WORD = re.compile(r"\b(?:password|passcode|passphrase|pin(?: code)?)\b|密码|口令", _I)
 _SECRET_TOKEN = re.compile(r"(?<!\S)(?=\S*[A-Za-z])(?=\S*(?:\d|[!#$%&*@^~]))[^\s,，。]{6,}")
 _CLAUSE = re.compile(r"\s*(?:[,;:，；：]|\band\b|\bbut\b)\s*", _I)
@@ -134,6 +140,25 @@ def is_year_anecdote(sentence: str, narrative: bool) -> bool:
     if not _PAST_YEAR.search(sentence):
         return False
     return narrative and not re.search(r"\d", _PAST_YEAR.sub(" ", sentence))
+
+
+def is_occasion_anecdote(sentence: str, narrative: bool) -> bool:
+    """Whether a sentence tells one past occasion: it opens with a marker of a single occasion
+    ("once", "one time", "years ago", "back then"), with no "once a …" or "once more", nothing in
+    the present or future, and ``narrative`` (the caller's past-tense test, with the numbers set
+    aside) holds. Its numbers (a road, a duration) measure the occasion and make it no fact.
+
+    >>> is_occasion_anecdote("Once waited six hours at Calais for the B2 ferry.", True)
+    True
+    >>> is_occasion_anecdote("Once a month I see Dr Moss.", True), is_occasion_anecdote("Once you're in, ring.", True)
+    (False, False)
+    """
+    return narrative and bool(_OCCASION.match(sentence))
+
+
+def without_numbers(sentence: str) -> str:
+    """``sentence`` with its numbers set aside, for the past-tense test of an occasion."""
+    return re.sub(r"\w*\d[\w,.:]*", " ", sentence)
 
 
 def without_year(sentence: str) -> str:
