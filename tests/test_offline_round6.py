@@ -1,13 +1,14 @@
 """Round-6 study: the general mechanisms behind the junk of the round-6 held-out set (a past
 occasion told with its numbers, an experience told in the perfect with "never", a deduction
-with "must"). Every sentence here is new; none is taken from a benchmark conversation
+with "must"), and
+the retention misses told as notes (a verbless request of form, a role named with a title). Every sentence here is new; none is taken from a benchmark conversation
 (docs/quality.md, "Round 6 (now dev)")."""
 
 from __future__ import annotations
 
 import pytest
 
-from nanomem.engines.offline.extract import classify_sentence, is_narrative
+from nanomem.engines.offline.extract import classify_sentence, is_narrative, is_style_request
 from nanomem.engines.offline.shapes import is_occasion_anecdote, without_numbers
 
 
@@ -61,3 +62,29 @@ def test_classify_sentence_drops_a_deduction_with_must(sentence: str) -> None:
 ])
 def test_classify_sentence_still_keeps_rules_with_never_and_must(sentence: str) -> None:
     assert classify_sentence(sentence) == "durable"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Two lines max per reply.",
+    "Weights in tonnes.",
+    "Distances in kilometres.",
+    "Then 12-hour times.",
+])
+def test_is_style_request_takes_a_short_verbless_note_of_form(sentence: str) -> None:
+    assert is_style_request(sentence)
+    assert classify_sentence(sentence) == "durable"
+
+
+@pytest.mark.parametrize("sentence", [
+    "For the brochure: write the blurb in French and Dutch, most of our guests come from there.",
+    "Redo the seating chart for Saturday, same layout as the last one.",
+    "Bags of gravel, all in tonnes, from the quarry at Llanelli.",
+])
+def test_is_style_request_leaves_a_longer_sentence_without_a_request(sentence: str) -> None:
+    assert not is_style_request(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["Vet is Mrs Pryce.", "Optician's Dr Haddad, on Bridge Street.",
+                                      "The new landlord is Mr Teague."])
+def test_classify_sentence_keeps_a_role_named_with_a_title(sentence: str) -> None:
+    assert classify_sentence(sentence) in {"durable", "correction"}

@@ -20,6 +20,7 @@ from nanomem.engines.offline.shapes import (
     is_note_fragment,
     is_occasion_anecdote,
     is_retraction,
+    is_verbless,
     is_self_named,
     is_year_anecdote,
     statement_before_question,
@@ -173,6 +174,7 @@ _ROLE_ZH = (r"(?:老大|老二|老三|老小|老幺|大宝|二宝|儿子|女儿|
             r"[茶果菜花药蜂渔菇]农|农户|师傅|供应商|老乡|房客|租客|邻居|客户)")
 _NAMED = re.compile(
     r"\b[Mm]y (?:[a-z]+ ){1,2}(?:is|are)\s+(?:called\s+|named\s+)?[A-Z][a-z]+"
+    r"|\b(?:is|are|'s)\s+(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+"  # round 6: "GP is Dr Lewin"
     r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]|\b(?:[Ii]t|[Ss]he|[Hh]e)(?:'s|’s)\s+(?:called|named)\s+[A-Z]"
     r"|(?:的|名字|名)[^，。！？\s]{0,8}?叫(?:做)?" + HAN_CLASS + r"{2,4}"
     r"|(?:外包给|委托给)(?![我你他她它这那])" + HAN_CLASS + r"{2,3}[，,。]"
@@ -238,9 +240,12 @@ _STYLE_STRONG = _rx(
     # round 5: the units and precision of what the agent gives ("wind speeds in knots", "every
     # time in UTC", "two decimal places"): a closed class of measures, not ordinary words
     r"\bin (?:knots|nautical miles|miles|kilomet(?:re|er)s|km/h|mph|celsius|fahrenheit|centigrade|"
-    r"metres|meters|feet|litres|liters|gallons|kilos|kilograms|pounds|stone|utc|gmt|zulu|local time|"
+    r"metres|meters|feet|inches|centimet(?:re|er)s|litres|liters|gallons|kilos|kilograms|grams|ounces|pounds|stone|"
+    r"tonnes|tons|utc|gmt|zulu|local time|"
     r"24-hour time|24h|12-hour time)\b",
     r"\b(?:\d+|one|two|three|four) (?:decimal places|decimals|significant figures|dp)\b",
+    # round 6: the clock the agent gives times in ("24h times", "the 12-hour clock")
+    r"\b(?:24h|24-hour|24 hour|12h|12-hour|12 hour) (?:times?|clock|format)\b",
     r"\bround(?:ed)? (?:to|up|down)\b",
 )
 _STYLE_ZH = re.compile(
@@ -497,7 +502,11 @@ def is_style_request(sentence: str) -> bool:
     """
     if HAN_CHAR.search(sentence):
         return bool(_STYLE_ZH.search(sentence) and _DIRECTIVE_ZH.search(sentence))
-    return bool(_STYLE_STRONG.search(sentence) and (_IMPERATIVE.search(sentence) or _PLEASE.search(sentence)))
+    # round 6: a terse speaker leaves out the verb ("Three lines max per answer.", "Loads in tonnes."):
+    # a short note (at most six words) with no finite verb of the closed class
+    return bool(_STYLE_STRONG.search(sentence) and (
+        _IMPERATIVE.search(sentence) or _PLEASE.search(sentence)
+        or (is_verbless(sentence) and len(sentence.split()) <= 6)))
 
 
 def is_self_introduction(sentence: str) -> bool:

@@ -84,6 +84,16 @@ def is_note_fragment(sentence: str) -> bool:
     return not any(word.casefold() in _NOT_NAMES for word in words)
 
 
+def is_verbless(sentence: str) -> bool:
+    """Whether a sentence has no subject pronoun and no finite verb of the closed class: a
+    note ("Three lines max per answer.", "Loads in tonnes.").
+
+    >>> is_verbless("Two lines max per reply."), is_verbless("I like two lines.")
+    (True, False)
+    """
+    return not _FINITE.search(sentence)
+
+
 def is_bare_name(sentence: str) -> bool:
     """Whether a sentence is nothing but a full name (two or three capitalised words).
 
