@@ -1,8 +1,8 @@
 """Round-6 study: the general mechanisms behind the junk of the round-6 held-out set (a past
-occasion told with its numbers, an experience told in the perfect with "never", a deduction
-with "must"), and
-the retention misses told as notes (a verbless request of form, a role named with a title). Every sentence here is new; none is taken from a benchmark conversation
-(docs/quality.md, "Round 6 (now dev)")."""
+occasion told with its numbers, the aftermath of a story with "never … since", a deduction with
+"must") and behind two of its retention misses (a verbless note of form, a role named with a
+title). Every sentence here is new; none is taken from a benchmark conversation (docs/quality.md,
+"Round 6 (now dev)")."""
 
 from __future__ import annotations
 
