@@ -79,6 +79,7 @@ def test_is_style_request_takes_a_short_verbless_note_of_form(sentence: str) -> 
     "For the brochure: write the blurb in French and Dutch, most of our guests come from there.",
     "Redo the seating chart for Saturday, same layout as the last one.",
     "Bags of gravel, all in tonnes, from the quarry at Llanelli.",
+    "Our yard sells sand in tonnes.",
 ])
 def test_is_style_request_leaves_a_longer_sentence_without_a_request(sentence: str) -> None:
     assert not is_style_request(sentence)

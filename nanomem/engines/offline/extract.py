@@ -262,6 +262,7 @@ _IMPERATIVE = _rx(
     r"\bI(?:'d like| would like| want| need) you to\b", r"\byou (?:should|must)\b", r"\bmake sure you\b",
 )
 _PLEASE = re.compile(r"\bplease\b", _I)
+_DETERMINER = re.compile(r"\b(?:the|a|an|this|that|these|those|my|our|his|her|their|its|your)\b", _I)
 _DIRECTIVE_ZH = re.compile(
     r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,16}都|请|要|就)|每次|始终|一律|务必"
     r"|(?<![我们他她])用[^，。！？]{0,6}(?:中文|英文|英语|要点|表格|列表|口语|简短)"
@@ -503,10 +504,11 @@ def is_style_request(sentence: str) -> bool:
     if HAN_CHAR.search(sentence):
         return bool(_STYLE_ZH.search(sentence) and _DIRECTIVE_ZH.search(sentence))
     # round 6: a terse speaker leaves out the verb ("Three lines max per answer.", "Loads in tonnes."):
-    # a short note (at most six words) with no finite verb of the closed class
+    # a short note (at most six words) with no finite verb of the closed class and no determiner,
+    # which a note leaves out ("The shop sells rope in metres." is a statement)
     return bool(_STYLE_STRONG.search(sentence) and (
         _IMPERATIVE.search(sentence) or _PLEASE.search(sentence)
-        or (is_verbless(sentence) and len(sentence.split()) <= 6)))
+        or (is_verbless(sentence) and len(sentence.split()) <= 6 and not _DETERMINER.search(sentence))))
 
 
 def is_self_introduction(sentence: str) -> bool:
