@@ -89,3 +89,9 @@ def test_is_style_request_leaves_a_longer_sentence_without_a_request(sentence: s
                                       "The new landlord is Mr Teague."])
 def test_classify_sentence_keeps_a_role_named_with_a_title(sentence: str) -> None:
     assert classify_sentence(sentence) in {"durable", "correction"}
+
+
+@pytest.mark.parametrize("sentence", ["Biscuit is my beagle, he's seven.", "And there's Marek, our lodger.",
+                                      "Then there's Ffion, a cocker spaniel, and she sheds everywhere."])
+def test_classify_sentence_keeps_a_name_introduced_as_the_speakers(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"

@@ -175,6 +175,10 @@ _ROLE_ZH = (r"(?:老大|老二|老三|老小|老幺|大宝|二宝|儿子|女儿|
 _NAMED = re.compile(
     r"\b[Mm]y (?:[a-z]+ ){1,2}(?:is|are)\s+(?:called\s+|named\s+)?[A-Z][a-z]+"
     r"|\b(?:is|are|'s)\s+(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+"  # round 6: "GP is Dr Lewin"
+    # round 6: a name introduced as the speaker's ("Biscuit is my beagle") or by "there's"
+    # and an apposition ("Then there's Pip, a lurcher, …")
+    r"|^\W*(?:(?:[Aa]nd|[Ss]o|[Tt]hen|[Aa]lso)\W+)*[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:is|are) (?:my|our) [a-z]"
+    r"|\b[Tt]here(?:'s|’s| is) [A-Z][a-z]+, (?:a|an|my|our|the) "
     r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]|\b(?:[Ii]t|[Ss]he|[Hh]e)(?:'s|’s)\s+(?:called|named)\s+[A-Z]"
     r"|(?:的|名字|名)[^，。！？\s]{0,8}?叫(?:做)?" + HAN_CLASS + r"{2,4}"
     r"|(?:外包给|委托给)(?![我你他她它这那])" + HAN_CLASS + r"{2,3}[，,。]"
