@@ -31,10 +31,9 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     announces_change,
     classify_sentence,
     fact_part,
-    has_name,
     is_narrative,
-    split_sentences,
 )
+from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.shapes import is_bare_name, is_greeting
 from nanomem.store.sessions import content_text, message_time
 

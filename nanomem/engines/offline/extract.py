@@ -1,13 +1,11 @@
 """Which sentences the offline consolidator keeps, and with which mark (pure, English and Chinese).
 
-:func:`split_sentences` cuts text into sentences (never after ``Dr.``, ``e.g.`` or an initial),
+Sentences come from :func:`nanomem.engines.offline.sentences.split_sentences`;
 :func:`classify_sentence` judges each sentence on its own and returns its mark (``correction``,
 ``permanent``, ``ephemeral``, ``durable``) or ``None``. :func:`is_style_request` tells a rule for
 how the assistant should answer ("keep replies short", "语气轻松一点"); the offline Dream routes
 those to ``SOUL.md``. ``docs/offline-engine.md`` lists every trigger.
 
->>> split_sentences("Ask Dr. Osei, e.g. by mail. Room 4 is free!Ok")
-['Ask Dr. Osei, e.g. by mail.', 'Room 4 is free!Ok']
 >>> classify_sentence("Keep your replies under five lines."), classify_sentence("Sure, thanks.")
 ('durable', None)
 """
@@ -16,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.shapes import (
     is_note_fragment,
     is_occasion_anecdote,
@@ -331,11 +330,6 @@ _ASKED_PREFERENCE = _rx(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b", 
                         r"喜欢", r"偏好", r"讨厌")
 _NUMBER = re.compile(r"\d")
 _QUESTION = re.compile(r"[?？]\s*$")
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|\n+")
-# Words after which a period does not end the sentence: "Dr. Lee", "e.g. tea", "J. Smith".
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:dr|mr|mrs|ms|prof|st|vs|jr|sr|mt|ft|approx|dept|fig|etc|e\.g|i\.e)|(?<![\w.])(?-i:[A-Z]))\.$", _I)
-_NUMBER_LABEL = re.compile(r"\b(?:no|nr)\.$", _I)  # "No. 48": a period that ends a sentence unless a number follows
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|we|we're|we’re|our|us)\b", _I)
 # The past: a regular -ed form, the irregular past forms (a closed class of English verbs; the
 # common ones), or a time adverbial of the past ("yesterday", "last week", "ago", "back in 2009")
@@ -354,36 +348,6 @@ _AHEAD_EN = re.compile(
     r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
 _PAST_ZH = re.compile(r"了|过(?!敏)|昨天|刚才")
 _AHEAD_ZH = re.compile(r"要|会(?!议|计|员|场)|得|需要|明天|后天|今晚|待会|一会|稍后|下周|提醒|记得|别忘|截止|之前|\d")
-_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:-\w+)?")
-_NOT_NAMES = frozenset(
-    "I I'm I've I'll I'd OK Ok Hi Hello Hey Thanks Mr Mrs Ms Dr "
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split English and Chinese text into stripped sentences (pure). A period after a common
-    abbreviation (Dr., Mr., Mrs., Ms., Prof., St., e.g., i.e., etc., vs., No.) or a single
-    initial does not end a sentence.
-
-    >>> split_sentences("I use v2.5 now. 我喜欢茶。好吗？ok")
-    ['I use v2.5 now.', '我喜欢茶。', '好吗？', 'ok']
-    >>> split_sentences("My GP is Dr. A. Moreau. She is great.")
-    ['My GP is Dr. A. Moreau.', 'She is great.']
-    """
-    sentences: list[str] = []
-    for part in _BOUNDARY.split(text):
-        part = part.strip() if part else ""
-        if not part:
-            continue
-        last = sentences[-1] if sentences else ""
-        if last and (_ABBREVIATION.search(last) or (_NUMBER_LABEL.search(last) and part[:1].isdigit())):
-            sentences[-1] = f"{last} {part}"
-        else:
-            sentences.append(part)
-    return sentences
-
-
 def classify_sentence(sentence: str) -> str | None:
     """The mark of a decisive sentence, or ``None`` for small talk and noise (pure).
 
@@ -582,22 +546,6 @@ def is_narrative(sentence: str) -> bool:
     if HAN_CHAR.search(sentence):
         return bool(_PAST_ZH.search(sentence)) and not _AHEAD_ZH.search(sentence)
     return bool(_PAST_EN.search(sentence)) and not _AHEAD_EN.search(sentence)
-
-
-def has_name(sentence: str) -> bool:
-    """Whether a sentence holds a capitalised name that does not open it or a clause (pure).
-
-    >>> has_name("Our wiki runs on Confluence."), has_name("Sounds good. I agree.")
-    (True, False)
-    """
-    for found in _CAPITALISED.finditer(sentence):
-        before = sentence[:found.start()].rstrip()
-        opening = not before or before[-1] in ".!?:;\"“("
-        if opening and before.endswith(".") and _ABBREVIATION.search(before):
-            opening = False  # "Dr. Osei": the name follows a title, not a sentence break
-        if not opening and found.group(0) not in _NOT_NAMES:
-            return True
-    return False
 
 
 def _long_enough(sentence: str) -> bool:

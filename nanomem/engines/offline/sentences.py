@@ -1,0 +1,65 @@
+"""Where a sentence ends and whether it holds a name (pure, English and Chinese).
+
+:func:`split_sentences` cuts text into sentences, never after ``Dr.``, ``e.g.`` or an initial;
+:func:`has_name` tells a capitalised name inside a sentence from a word that only opens it.
+The offline consolidator's rules (``extract.py``) judge the sentences one by one.
+
+>>> split_sentences("Ask Dr. Osei, e.g. by mail. Room 4 is free!Ok")
+['Ask Dr. Osei, e.g. by mail.', 'Room 4 is free!Ok']
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["has_name", "split_sentences"]
+
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|\n+")
+# Words after which a period does not end the sentence: "Dr. Lee", "e.g. tea", "J. Smith".
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:dr|mr|mrs|ms|prof|st|vs|jr|sr|mt|ft|approx|dept|fig|etc|e\.g|i\.e)|(?<![\w.])(?-i:[A-Z]))\.$", re.IGNORECASE)
+_NUMBER_LABEL = re.compile(r"\b(?:no|nr)\.$", re.IGNORECASE)  # "No. 48": a period that ends a sentence unless a number follows
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:-\w+)?")
+_NOT_NAMES = frozenset(
+    "I I'm I've I'll I'd OK Ok Hi Hello Hey Thanks Mr Mrs Ms Dr "
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split English and Chinese text into stripped sentences (pure). A period after a common
+    abbreviation (Dr., Mr., Mrs., Ms., Prof., St., e.g., i.e., etc., vs., No.) or a single
+    initial does not end a sentence.
+
+    >>> split_sentences("I use v2.5 now. 我喜欢茶。好吗？ok")
+    ['I use v2.5 now.', '我喜欢茶。', '好吗？', 'ok']
+    >>> split_sentences("My GP is Dr. A. Moreau. She is great.")
+    ['My GP is Dr. A. Moreau.', 'She is great.']
+    """
+    sentences: list[str] = []
+    for part in _BOUNDARY.split(text):
+        part = part.strip() if part else ""
+        if not part:
+            continue
+        last = sentences[-1] if sentences else ""
+        if last and (_ABBREVIATION.search(last) or (_NUMBER_LABEL.search(last) and part[:1].isdigit())):
+            sentences[-1] = f"{last} {part}"
+        else:
+            sentences.append(part)
+    return sentences
+
+
+def has_name(sentence: str) -> bool:
+    """Whether a sentence holds a capitalised name that does not open it or a clause (pure).
+
+    >>> has_name("Our wiki runs on Confluence."), has_name("Sounds good. I agree.")
+    (True, False)
+    """
+    for found in _CAPITALISED.finditer(sentence):
+        before = sentence[:found.start()].rstrip()
+        opening = not before or before[-1] in ".!?:;\"“("
+        if opening and before.endswith(".") and _ABBREVIATION.search(before):
+            opening = False  # "Dr. Osei": the name follows a title, not a sentence break
+        if not opening and found.group(0) not in _NOT_NAMES:
+            return True
+    return False
