@@ -10,7 +10,7 @@ Every fact of every batch ends in exactly one state (DESIGN §10):
 ``refused``    a gate refused the call that carried it (the gate's reason);
 ``skipped``    no edit accounts for it, with the reason: ``marked skip``, ``raw turns``,
                ``pinned line`` (a correction of a pinned line, which only the person may
-               change), ``filler``, ``secret-placeholder``, ``assistant's words``, ``cap`` (its file is full) or
+               change), ``filler``, ``secret-placeholder``, ``template-placeholder``, ``assistant's words``, ``cap`` (its file is full) or
                ``not used by the model``;
 ``pending``    it waits as a question for the person in ``memory/PENDING.md``.
 
@@ -238,7 +238,7 @@ def _skip_reason(fact: LedgerFact, room: Mapping[str, tuple[int, int]]) -> str:
         return "raw turns"
     reason = nonfact_reason(fact.text)
     if reason is not None:
-        return reason  # secret-placeholder, assistant's words or filler
+        return reason  # secret-placeholder, template-placeholder, assistant's words or filler
     rel = route_fact(fact.text)
     size, cap = room.get(rel, (0, 0))
     if cap and (size + len(fact.text) + 3 > cap or size >= NEAR_FULL * cap):

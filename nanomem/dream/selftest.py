@@ -39,7 +39,7 @@ from nanomem.engines.offline.dream import distinctive, tokens
 TOP_K = 5
 MAX_TERMS = 6
 CHECKED_STATES = ("kept", "moved", "skipped")
-NOT_CHECKED_REASONS = ("filler", "secret-placeholder", "assistant's words")
+NOT_CHECKED_REASONS = ("filler", "secret-placeholder", "template-placeholder", "assistant's words")
 MAX_LISTED = 20  # failures named in the result; the count covers them all
 BODY_FAILURES = 5  # failures named in the commit body
 

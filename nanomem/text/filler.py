@@ -47,6 +47,13 @@ import unicodedata
 from nanomem.vocab import CJK_RUN, STOP_WORDS
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]*\]")
+# Round 7: an unfilled template slot ("Dear {{recipient}}", "{first_name}", "${SITE}", "<<name>>",
+# "[CLIENT_NAME]", "%name%"): a name or word in the braces of a template language, standing for
+# a value nobody has given yet. A sentence that holds one is a draft being worked on, not a fact.
+TEMPLATE_SLOT = re.compile(
+    r"\{\{\s*[^{}\n]{1,40}?\s*\}\}|\$?\{\s*[A-Za-z_][\w.-]{0,39}\s*\}|<<\s*[A-Za-z_][\w. -]{0,39}>>"
+    r"|\[\[\s*[^\[\]\n]{1,40}\]\]|\[(?-i:[A-Z][A-Z0-9]+(?:[_ ][A-Z0-9]+)*)\](?<!\[REDACTED\])|%[A-Za-z_]\w{0,39}%"
+    r"|｛｛[^｛｝\n]{1,40}｝｝")
 
 # How someone feels about what was said (English): thanks, agreement, sympathy, praise, greetings,
 # intensifiers, and the light verbs and pronouns that carry them. A closed class, not phrases.
@@ -208,14 +215,19 @@ def is_agent_words(text: str) -> bool:
 
 
 def nonfact_reason(text: str) -> str | None:
-    """Why a sentence is not stored as a fact: ``secret-placeholder``, ``assistant's words`` or
-    ``filler``; ``None`` for a sentence that may hold a fact (the ledger's skip reasons).
+    """Why a sentence is not stored as a fact: ``secret-placeholder``, ``template-placeholder``,
+    ``assistant's words`` or ``filler``; ``None`` for a sentence that may hold a fact (the
+    ledger's skip reasons).
 
     >>> nonfact_reason("Agent: Sure, done!"), nonfact_reason("I moved to Graz.")
     ("assistant's words", None)
+    >>> nonfact_reason("Open the letter with Hi {{first_name}} for now.")
+    'template-placeholder'
     """
     if is_placeholder_only(text):
         return "secret-placeholder"
+    if holds_template_slot(text):
+        return "template-placeholder"
     if is_agent_words(text):
         return "assistant's words"
     if is_filler(text):
@@ -260,6 +272,19 @@ def _after_social(text: str) -> str:
         if not found or found.group(1).casefold() not in _OPENERS or found.end() >= len(rest):
             return rest.lstrip(" \t,.!;:-—–")
         rest = rest[found.end():]
+
+
+def holds_template_slot(text: str) -> bool:
+    """Whether a sentence holds an unfilled template slot (:data:`TEMPLATE_SLOT`): the text it
+    belongs to is a draft with a value still to come, so nothing in it is a fact to keep, the
+    way a ``[REDACTED:…]`` secret is not.
+
+    >>> holds_template_slot("Sign it off with {{sender}} please"), holds_template_slot("Ref [PROJECT_CODE] here")
+    (True, True)
+    >>> holds_template_slot("I wrote [sic] in the note"), holds_template_slot("Set x = {1, 2}")
+    (False, False)
+    """
+    return bool(TEMPLATE_SLOT.search(text))
 
 
 def is_placeholder_only(text: str) -> bool:

@@ -66,6 +66,14 @@ _TOPICS: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
                    r"|\bmy diet\b|我[^，。,.]{0,10}(?:吃素|素食)", re.I),
         re.compile(r"\bI (?:now )?(?:eat|drink) (?:meat|fish|dairy)\b", re.I),
     ),
+    # round 7: a medicine the person takes ("GP has me on amlodipine", "New pill is losartan"):
+    # a drug by the stem of its name, or the word for one
+    "medication": (
+        re.compile(r"\b(?!april\b)\w{2,}(?:farin|formin|pril|olol|statin|prazole|sartan|dipine|cillin|mycin|cycline|"
+                   r"oxetine|azepam|profen|codone|triptan|thyroxine|xaban|gatran)\b"
+                   r"|\b(?:my |new |the )?(?:pills?|medication|meds|prescription)\b", re.I),
+        None,
+    ),
 }
 
 
@@ -85,7 +93,7 @@ def matches(permanent_line: str, correction: str) -> bool:
     URL, or a capitalised name) or at least two content words (stop words dropped, a final
     ``s`` ignored; for Chinese/Japanese/Korean, two shared character pairs), or when both
     speak of the same topic of the person (:func:`topics_of`: where they live, their name,
-    job, allergies or diet), so "I live in Porto" is corrected by "I moved to Lisbon".
+    job, allergies, diet or medication), so "I live in Porto" is corrected by "I moved to Lisbon".
 
     >>> matches("- I live in Porto <!-- permanent -->", "Actually, I moved to Lisbon.")
     True
@@ -110,7 +118,7 @@ def matches(permanent_line: str, correction: str) -> bool:
 
 def topics_of(text: str, *, correction: bool) -> set[str]:
     """The topics of the PERSON a text speaks of (pure): ``residence``, ``name``, ``job``,
-    ``allergy``, ``diet``. Each pattern is anchored on the person (first person, or a subjectless or
+    ``allergy``, ``diet``, ``medication`` (a medicine named by its stem, or a pill). Each pattern is anchored on the person (first person, or a subjectless or
     "the user" memory line), so "the office moved" or "Ana lives in Rome" has no topic.
     A ``correction`` may also use a verb of change ("I moved", "我搬到").
 

@@ -34,7 +34,7 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     is_narrative,
 )
 from nanomem.engines.offline.sentences import has_name, split_sentences
-from nanomem.engines.offline.shapes import is_bare_name, is_greeting
+from nanomem.engines.offline.shapes import NEGATED_VALUE, is_bare_condition, is_bare_name, is_bare_value, is_greeting
 from nanomem.store.sessions import content_text, message_time
 
 NOT_A_CHAT_MODEL = (
@@ -54,19 +54,21 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[s
     facts: list[tuple[str, str, str | None]] = []
     seen: set[str] = set()
     for text, day in texts:
-        announced = False  # a sentence before announced a change without giving the new value
+        lead: list[str] = []  # sentences before that announced a change without giving the new value
         previous = ""
         for sentence in split_sentences(_FENCE.sub("\n", text)):
-            if is_greeting(previous) and is_bare_name(sentence):
-                sentence = f"{previous} {sentence}"  # "Evening. Rhona Calloway.": a self-introduction
+            if (is_greeting(previous) and is_bare_name(sentence)) or (previous and is_bare_condition(sentence)):
+                sentence = f"{previous} {sentence}"  # "Evening. Rhona Calloway.", "Wasps are a worry. Allergic."
             previous = sentence
             sentence = fact_part(sentence)
             if not sentence:
                 continue
             mark = classify_sentence(sentence)
-            if mark in ("durable", "permanent") and announced:
+            if lead and (mark in ("durable", "permanent", "correction") or (mark is None and is_bare_value(sentence))):
                 mark = "correction"  # "They reissued my badge. The number is now B-12."
-            announced = mark is None and announces_change(sentence)
+                if is_bare_value(sentence) or any(NEGATED_VALUE.search(s) for s in lead):
+                    sentence = " ".join([*lead, sentence])  # round 7: "The quote was wrong. It's 3,140."
+            lead = [*lead, sentence] if mark is None and announces_change(sentence) else []
             if mark is not None and sentence not in seen:
                 seen.add(sentence)
                 facts.append((mark, sentence, day))

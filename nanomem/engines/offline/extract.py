@@ -23,11 +23,12 @@ from nanomem.engines.offline.shapes import (
     is_self_named,
     is_year_anecdote,
     statement_before_question,
+    story_body,
     without_numbers,
     without_secret,
     without_year,
 )
-from nanomem.text.filler import is_filler
+from nanomem.text.filler import holds_template_slot, is_filler
 from nanomem.vocab import HAN_CHAR, HAN_CLASS
 
 MAX_FACT_CHARS = 500  # a longer "sentence" is pasted material, not a statement
@@ -44,7 +45,7 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # Each category: English patterns, then Chinese. The order of marks is decided in classify_sentence().
 _CORRECTION_STRONG = _rx(
-    r"\bcorrection\b", r"\bno longer\b", r"\bnot anymore\b", r"\banymore\b",
+    r"\bcorrection\b", r"\bno longer\b", r"\bnot anymore\b", r"\banymore\b", r"\bnot\b[^.!?,]{1,30}\bany more\b",
     r"\b(?:I|we)(?:'ve| have)? moved\b(?! (?:the|our|my|his|her|their|its|it|them|a|an|this|that|some|all)\b)",
     r"\binstead\b", r"\bchanged? (?:it )?to\b", r"\bswitch(?:ed)? to\b", r"\bnot\b[^.!?]{1,40}\bbut\b",
     r"\bI was wrong\b", r"\bchange of plans?\b", r"^\s*(?:update|correction)\b[^:：]{0,30}[:：]",
@@ -57,18 +58,22 @@ _CORRECTION_STRONG = _rx(
     r"涨(?:到|为|至|成)", r"改期", r"以后[^，。！？]{0,10}?(?:都|全)?交给",
     # a changed person: "we replaced Ada with Bo", "the new accountant is Lena Ruiz"
     r"\breplaced (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? with (?-i:[A-Z])",
+    r"\bbeen calling (?:\w+ ){0,2}(?-i:[A-Z])\w+\b[^.!?]{0,60}\b(?:it|he|she)(?:'s|’s| is) (?-i:[A-Z])",  # round 7
     r"\b(?:the|my|our|his|her|their) new (?:[a-z]+ ){1,2}(?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
     # round 5: a Chinese change told as done, "我们换快递了" (换 + what was changed + 了)
     r"换(?!成|到|去|用)[^，。！？了]{1,6}了",
 )
 # Round 5: someone changed the speaker's slot ("The harbourmaster moved me.", "they rebooked us"):
 # announces a change whose value comes next.
-_MOVED_ME = _rx(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|upgraded|downgraded|relocated) (?:me|us)\b")
+_MOVED_ME = _rx(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|upgraded|downgraded|relocated) (?:me|us)\b",
+               r"\b(?:has|have|had|'s|’s) (?:moved|changed)\W*$")  # round 7: "Office has moved."
 # Admitting a mistake ("I'd misread it", "I got the dates wrong", 记错了): a correction when the
 # sentence is decisive anyway.
 _ADMISSION = _rx(
     r"\bI(?:'d| had)? (?:misread|misspoke|mistyped|misremembered)\b", r"\bmy (?:mistake|bad)\b",
     r"\bI (?:got|had) (?:it|that|this|the \w+(?: \w+)?) wrong\b", r"\bscratch that\b",
+    r"^\W*(?:misread|misspoke|mistyped|misremembered|miscounted|misheard|got (?:it|that) wrong)\b",  # round 7
+    r"^\W*(?:the |my |our )?(?:\w+ ){1,2}(?:was|were|is|are) wrong\W*$", r"\bwhat am I saying\b", r"\bturns out\b",
     r"记错了", r"说错了", r"搞错了",
 )
 # A verb of change followed by "to"/"until" ("raised the budget to 5,750"): a correction when
@@ -93,7 +98,7 @@ _CORRECTION_WEAK = _rx(
 
     r"\b(?:reissued|re-issued|replaced|renewed|swapped)\b", r"变动|变更",
     # a replacement: "BA 117 was cancelled", "they rebooked me", "the new job is KS-4471"
-    r"\b(?:cancell?ed|called off|rebooked|replaced|reassigned)\b", r"\bthe new \w+ (?:is|are)\b",
+    r"\b(?:cancell?ed|called off|rebooked|replaced|reassigned)\b", r"(?:^\W*|\bthe |\bmy |\bour )new \w+ (?:is|are)\b",
     r"取消了", r"新的\S{0,6}是",
 )
 # Round 5: the old value out of service ("B14 is being dredged", "仓库正在装修"): the sentence
@@ -127,6 +132,9 @@ _TASK = _rx(
     r"^\W*(?:(?:ok(?:ay)?|so|now|and|right|great|then|please|also)[\s,]+)*(?:please\s+)?"
     r"(?:draft|write up|make|create|prepare|plan|list|summari[sz]e|translate|compose|calculate|"
     r"work out|figure out|compare|look up|put together|draw up|come up with|sketch|outline)\b",
+    # round 7: a sum or a conversion of a given quantity ("Convert 3.2 chains to metres")
+    r"^\W*(?:(?:ok(?:ay)?|so|now|and|right|quick(?:ly)?|please)[\s,]+)*(?:please\s+)?"
+    r"(?:convert|add up|tot up|total up|tally|multiply|divide|round|estimate|work out)\b[^.!?]{0,30}\d",
     r"^\W*(?:(?:好的?|那|嗯|对了)[，,]?)?(?:请)?(?:帮我|帮忙|给我)(?!记|提醒|留意|盯|备注)"
     r"(?:排|列|写|做|算|查|找|翻译|整理|规划|安排|起草|拟|想|出|准备|总结|对比|比较|弄|搞)",
 )
@@ -153,7 +161,7 @@ _STARTING = _rx(
 _IDENTITY = _rx(
     r"\bmy name is\b", r"\bmy (?:name|birthday|email|phone number|pronouns)\b",
     r"\bcall me\b", r"\bI(?:'m| am) (?:a|an)\s+\w+", r"\bI(?:'m| am) \d+\b",
-    r"\bI(?:'m| am) from\b", r"\bI (?:live|work|was born|grew up)\b", r"\bI(?:'m| am) based in\b",
+    r"\bI(?:'m| am) from\b", r"\bI (?:live|work|was born|grew up)\b", r"^\W*(?:live|work|based) (?:in|for|at) (?-i:[A-Z])", r"\bI(?:'m| am) based in\b",
     r"\bmy (?:wife|husband|partner|son|daughter|mother|father|dog|cat)(?:'s name)? is\b",
     r"我叫", r"我的名字", r"(?:^|以后|就|你|可以|直接|都)叫我(?!去|来|做|帮|别|不要|起|一声|们)" + HAN_CLASS + r"{2,3}", r"我是(?!说|不是|否)", r"我住在", r"我来自", r"我在\S{1,12}工作", r"我的生日",
 )
@@ -170,7 +178,8 @@ _SELF_NAME = re.compile(
 _ROLE_ZH = (r"(?:老大|老二|老三|老小|老幺|大宝|二宝|儿子|女儿|闺女|老公|老婆|丈夫|妻子|爱人|先生|太太|媳妇|"
             r"婆婆|公公|岳父|岳母|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|孩子|宝宝|老板|上司|领导|同事|"
             r"室友|房东|医生|老师|班主任|助理|合伙人|搭档|律师|会计|导师|教练|保姆|阿姨|经理|秘书|"
-            r"[茶果菜花药蜂渔菇]农|农户|师傅|供应商|老乡|房客|租客|邻居|客户)")
+            r"[茶果菜花药蜂渔菇]农|农户|师傅|供应商|老乡|房客|租客|邻居|客户|未婚夫|未婚妻|伴娘|伴郎|司仪|同学|闺蜜|发小|"
+            r"(?:化妆|摄影|设计|装修|婚礼|策划|造型|理发)师)")
 _NAMED = re.compile(
     r"\b[Mm]y (?:[a-z]+ ){1,2}(?:is|are)\s+(?:called\s+|named\s+)?[A-Z][a-z]+"
     r"|\b(?:is|are|'s)\s+(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][a-z]+"  # round 6: "GP is Dr Lewin"
@@ -178,11 +187,14 @@ _NAMED = re.compile(
     # and an apposition ("Then there's Pip, a lurcher, …")
     r"|^\W*(?:(?:[Aa]nd|[Ss]o|[Tt]hen|[Aa]lso)\W+)*[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:is|are) (?:my|our) [a-z]"
     r"|\b[Tt]here(?:'s|’s| is) [A-Z][a-z]+, (?:a|an|my|our|the) "
+    r"|^\W*[A-Z][a-z]+(?:['’]s)? [^.!?]{0,80}?, (?:he|she)(?:['’]s| is) (?:my|our) [a-z]"
     r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]|\b(?:[Ii]t|[Ss]he|[Hh]e)(?:'s|’s)\s+(?:called|named)\s+[A-Z]"
     r"|(?:的|名字|名)[^，。！？\s]{0,8}?叫(?:做)?" + HAN_CLASS + r"{2,4}"
     r"|(?:外包给|委托给)(?![我你他她它这那])" + HAN_CLASS + r"{2,3}[，,。]"
     r"|" + _ROLE_ZH + r"(?:的名字)?叫(?:做)?(?![我你他她它们了过人车外卖醒不])" + HAN_CLASS + r"{2,3}"
     r"|" + _ROLE_ZH + r"(?:是)?" + HAN_CLASS + r"{2,3}(?:老师|医生|大夫|律师|教练|经理|阿姨|先生|女士|教授)"
+    r"|" + _ROLE_ZH + r"(?:约|请|定|找|选)的是" + HAN_CLASS + r"{2,3}[，,。]"  # round 7: "化妆师约的是罗芊，"
+    r"|" + _ROLE_ZH + r"是我[^，。！？]{0,6}?" + _ROLE_ZH + HAN_CLASS + r"{2,3}[，,。]"  # "伴娘是我大学室友褚一凡，"
     # round 5: a role, a name and "at their place": "从茶农岩温那里收的", "找房东老周家"
     r"|" + _ROLE_ZH + HAN_CLASS + r"{2,3}(?:那里|那儿|那边|家的|家里)"
 )
@@ -223,7 +235,8 @@ _STYLE_STRONG = _rx(
     r"\b(?:bullets?|bullet[- ]points?|bulleted|numbered|markdown|emojis?|emoticons?|"
     r"exclamation(?: marks?| points?)?|spelling|tone|formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|"
     r"blunt(?:ly)?|concise(?:ly)?|verbose|terse|jargon|plain (?:text|language|english)|code blocks?|"
-    r"formatting|layout|all caps|metric units|imperial units|lay (?:it|them|this|that|everything) out)\b",
+    r"formatting|layout|all caps|metric units|imperial units|lay (?:it|them|this|that|everything) out|"
+    r"bold|italics?|(?:short |long )?paragraphs|one[- ]sentence|grid references?|lat(?:itude)?[ /-]long?(?:itude)?)\b",
     r"\b(?:in|into)\s+(?:plain\s+|simple\s+|british\s+|american\s+)?(?:english|spanish|french|german|"
     r"italian|portuguese|dutch|chinese|mandarin|cantonese|japanese|korean|russian|arabic|polish|"
     r"swedish|norwegian|danish|finnish|greek|turkish|hindi|ukrainian|czech)\b",
@@ -244,7 +257,7 @@ _STYLE_STRONG = _rx(
     # time in UTC", "two decimal places"): a closed class of measures, not ordinary words
     r"\bin (?:knots|nautical miles|miles|kilomet(?:re|er)s|km/h|mph|celsius|fahrenheit|centigrade|"
     r"metres|meters|feet|inches|centimet(?:re|er)s|litres|liters|gallons|kilos|kilograms|grams|ounces|pounds|stone|"
-    r"tonnes|tons|utc|gmt|zulu|local time|"
+    r"tonnes|tons|utc|gmt|zulu|local time|degrees|gradians|grads|radians|mils|"
     r"24-hour time|24h|12-hour time)\b",
     r"\b(?:\d+|one|two|three|four) (?:decimal places|decimals|significant figures|dp)\b",
     # round 6: the clock the agent gives times in ("24h times", "the 12-hour clock")
@@ -254,17 +267,18 @@ _STYLE_STRONG = _rx(
 _STYLE_ZH = re.compile(
     r"语气|口气|格式|要点|列表|清单|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
     r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔|小数|四舍五入|保留[^，。！？]{0,4}位"
+    r"|公历|农历|阳历|阴历|(?:都|一律|别|不要|只)写成?"  # round 7: how to write dates and the like
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
 )
 _IMPERATIVE = _rx(
     r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+)(?:(?:please|just|also|always)\s+)?"
-    r"(?:use|keep|be|stay|avoid|stop|skip|drop|no|don'?t|do not|never|always|reply|answer|respond|"
+    r"(?:use|keep(?: to)?|be|stay|avoid|stop|skip|drop|no|don'?t|do not|never|always|reply|answer|respond|"
     r"format|lay|put|give|show (?:me|them|it|changes|code)|sign|address|stick|limit|cap|spell|do (?:it|them|this|that|everything)|"
     r"make (?:it|them|sure|everything|all)|write (?:in|it|them|everything|all)|leave out|go easy)\b",
     r"\b(?:could|can|would|will) you\b",
     r"\bI(?:'d like| would like| want| need) you to\b", r"\byou (?:should|must)\b", r"\bmake sure you\b",
 )
-_PLEASE = re.compile(r"\bplease\b", _I)
+_PLEASE = re.compile(r"\bplease\b|\bif (?:you can|possible)\b|\bwhere possible\b", _I)  # round 7: "… if you can"
 _DETERMINER = re.compile(r"\b(?:the|a|an|this|that|these|those|my|our|his|her|their|its|your)\b", _I)
 _DIRECTIVE_ZH = re.compile(
     r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,16}都|请|要|就)|每次|始终|一律|务必"
@@ -275,7 +289,9 @@ _CONSTRAINT = _rx(
     # round 6: not "must have gone", "must be very full" (a deduction) nor "have never tasted the
     # same since" (the aftermath of a story told in the perfect; "has never been late" stays)
     r"\bmust\b(?!\s+(?:have|'ve)\s+\w+(?:ed|en|ne|ght|wn|t)\b|\s+be\s+(?:very|so|really|quite|pretty|awfully|terribly|"
-    r"sick of|fed up|mad|joking|tired|exhausted|starving|freezing|thrilled|delighted|relieved)\b)",
+    r"sick of|fed up|mad|joking|tired|exhausted|starving|freezing|thrilled|delighted|relieved)\b"
+    r"|\s+(?:tell|say|admit|confess|ask)\s+(?:you|ya)\b|\s+(?:get on|dash|fly|be off|be going|go now)\b)",
+    # round 7: "I must tell you, …" opens a story, "Right, must dash" takes leave
     r"\bnever\b(?![^.!?]*\b(?:since|after that|ever again)\b)",
     r"(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!'ve )(?<!'d )(?<!’ve )\bnever\b", r"\bbudget\b", r"\blimit\b", r"\bat most\b", r"\bat least\b",
     r"\bno more than\b", r"\brequired?\b", r"\bnot allowed\b",
@@ -285,7 +301,7 @@ _DECISION = _rx(
     r"\bwe(?:'ve| have)? decided\b", r"\bI(?:'ve| have)? decided\b", r"\blet'?s go with\b",
     r"\bwe(?:'ll| will) (?:use|go with)\b", r"\bwe chose\b", r"\bgoing with\b",
     r"\bthe plan is\b", r"\bagreed\b",
-    r"决定", r"定了", r"就用", r"选定", r"确定用",
+    r"决定", r"定了", r"就用", r"选定", r"确定用", r"定在",
 )
 # Near-term words. _RELATIVE ones only make sense against the day they were said; the others
 # (deadline, due, remind me, 截止) are near-term only when no absolute date is given.
@@ -360,8 +376,8 @@ def classify_sentence(sentence: str) -> str | None:
     >>> classify_sentence("The grant report is due on June 3."), classify_sentence("It is due tomorrow.")
     ('durable', 'ephemeral')
     """
-    if len(sentence) > MAX_FACT_CHARS:
-        return None
+    if len(sentence) > MAX_FACT_CHARS or holds_template_slot(sentence):
+        return None  # pasted material; a draft with an unfilled slot ("Dear {{name}}")
     style = is_style_request(sentence)
     if not style and (is_filler(sentence) or is_task_request(sentence)):
         return None  # social talk, a sign-off, a bare plan; a task done in the conversation
@@ -373,7 +389,7 @@ def classify_sentence(sentence: str) -> str | None:
             or _KEEPING_REQUEST.search(sentence)):
         return None  # a question asks for an answer, unless it asks for a way of answering
     # round 6: one past occasion ("Once sat in a queue at J12 for an hour") tells a story
-    occasion = is_occasion_anecdote(sentence, is_narrative(without_numbers(sentence))) and not (
+    occasion = is_occasion_anecdote(sentence, is_narrative(without_numbers(story_body(sentence)))) and not (
         _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
     narrative = (is_narrative(sentence) or occasion) and not _MILESTONE.search(sentence)
     named = has_name(sentence)
@@ -387,8 +403,12 @@ def classify_sentence(sentence: str) -> str | None:
     if relative and is_anecdote_of_today(sentence):
         relative = None  # "The dog barked all morning": the day's news, over when it is told
     standing = bool(_STANDING_REMINDER.search(sentence))
+    # round 7: a decision in a clause of its own lasts ("场地定在X，下周去看"): the near-term clause is the visit
+    clauses = re.split(r"[，,;；]", sentence)
+    decided = any(_DECISION.search(c) and not _RELATIVE.search(c) and not _RELATIVE.search("".join(clauses[:i]))
+                  for i, c in enumerate(clauses))
     near_term = (
-        not narrative and not starting and not standing
+        not narrative and not starting and not standing and not decided
         and bool(relative or (_DUE.search(sentence) and not dated))
     )
     year_story = occasion or is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (

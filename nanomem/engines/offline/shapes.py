@@ -52,11 +52,28 @@ _RETRACTION = re.compile(
     r"^\W*(?:(?:oh|no|so|well|ok|okay)\W+)*(?:it|that|this|he|she|they)"
     r"(?:['’](?:s|re)\s+not|\s+(?:is|are|was|were)(?:\s+not|n['’]t))\s+(?:the |a |an |my |our |his |her |their )?(?:\S+ ){1,3}?"
     r"(?:I|we) (?:thought|said|told you|mentioned|assumed|wrote|had)\b", _I)
+# Round 7: a value denied ("Not Ludlow any more.", "the jam's not class 14 at all"): it takes the
+# old value back; the value that replaces it comes after.
+NEGATED_VALUE = re.compile(
+    r"(?:^|[,;:]\s*|[.!?]\s+|\band\s+)\W*(?:(?:oh|no|so|well)\W+)*(?:(?:the \w+|it|that|this|he|she|they|\w+)"
+    r"(?:['’]s|['’]re| is| are| was| were)\s+)?not\s+(?P<old>[^,.;!?]{1,30}?)\s+(?:any ?more|at all)\b", _I)
+_VALUE_WORD = re.compile(r"\d|(?<=[a-z,;:] )(?-i:[A-Z])[a-z]+")
+# What a bare value leaves besides itself ("It's 3,140.", "That's 11 now."): a pronoun and "be".
+_BARE_WORDS = frozenset("it it's its that that's this is was are were now the a an mine ours so ok okay".split())
+_CONDITION = re.compile(r"^\W*(?:allergic|diabetic|asthmatic|coeliac|celiac|epileptic|deaf|vegan|vegetarian)\W*$", _I)
 _PAST_YEAR = re.compile(r"\b(?:in|back in|during|around)\s+(?:19|20)\d{2}\b", _I)
 # Round 6: a single past occasion opens the sentence ("Once …", "One time …", "Years ago …").
 _OCCASION = re.compile(
-    r"^\W*(?:(?:and|but|so|oh|ha)\W+)*(?:once|one time|one year|years ago|years back|back then|that time)\b"
+    r"^\W*(?:(?:and|but|so|oh|ha)\W+)*(?:once|one time|one year|years ago|years back|back then|that time|"
+    r"one (?:summer|winter|spring|autumn|day|night|morning|afternoon|evening|weekend|christmas|easter|"
+    r"new year|holiday|harvest|show))\b"
     r"(?!\s+(?:a|an|every|more|again)\b)(?![^.!?]*\b(?:is|are|am|will|'ll|'re|'m|’re|’m)\b)", _I)
+# Round 7: what a teller puts before or inside a story ("Oh I must tell you, one summer, must have
+# been '86, a …"): the opener that announces it and a guess at when, set aside before the past test.
+_TELLER = re.compile(
+    r"^\W*(?:(?:oh|ah|well|and|but|so|ha|now)\W+)*(?:I\s+(?:must|have to|['’]ve got to|gotta)\s+tell\s+you"
+    r"|did I (?:ever )?tell you(?: about)?|funny story|true story|I (?:still )?remember|I['’]ll never forget)\W*", _I)
+_GUESS = re.compile(r"\s*[,;(–—-]?\s*(?:it\s+)?must(?:['’]ve| have) been\s+[^,.;!?()]{1,24}(?=[,.;!?)–—-])\)?", _I)
 _SECRET_WORD = re.compile(r"\b(?:password|passcode|passphrase|pin(?: code)?)\b|密码|口令", _I)
 _SECRET_TOKEN = re.compile(r"(?<!\S)(?=\S*[A-Za-z])(?=\S*(?:\d|[!#$%&*@^~]))[^\s,，。]{6,}")
 _CLAUSE = re.compile(r"\s*(?:[,;:，；：]|\band\b|\bbut\b)\s*", _I)
@@ -133,8 +150,38 @@ def is_retraction(sentence: str) -> bool:
 
     >>> is_retraction("It isn't the blue one I mentioned."), is_retraction("It's not what I want.")
     (True, False)
+    >>> is_retraction("Not Hexham any more."), is_retraction("oh no, the fee's not 40 at all, that's the old one")
+    (True, True)
+    >>> is_retraction("The gym's not Kelso any more, it's Selkirk.")
+    False
     """
-    return bool(_RETRACTION.match(sentence))
+    if _RETRACTION.match(sentence):
+        return True
+    denied = NEGATED_VALUE.search(sentence)  # round 7: "Not Ludlow any more." gives no new value
+    return denied is not None and not _VALUE_WORD.search(sentence[:denied.start()] + " " + sentence[denied.end():])
+
+
+def is_bare_value(sentence: str) -> bool:
+    """Whether a sentence gives a value and nothing it is the value of ("It's 3,140.", "That's
+    11 now."): what it is about is in a sentence before it.
+
+    >>> is_bare_value("It's 3,140."), is_bare_value("The quote is 3,140.")
+    (True, False)
+    """
+    if not re.search(r"\d", sentence):
+        return False
+    words = re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", without_numbers(sentence))
+    return all(word.casefold().replace("’", "'") in _BARE_WORDS for word in words)
+
+
+def is_bare_condition(sentence: str) -> bool:
+    """Whether a sentence is only a word for a condition of the person ("Allergic.", "Diabetic."):
+    what it is said of is the sentence before it ("Wasp stings are a worry. Allergic.").
+
+    >>> is_bare_condition("Allergic."), is_bare_condition("Allergic to wasps.")
+    (True, False)
+    """
+    return bool(_CONDITION.match(sentence))
 
 
 def is_year_anecdote(sentence: str, narrative: bool) -> bool:
@@ -163,7 +210,17 @@ def is_occasion_anecdote(sentence: str, narrative: bool) -> bool:
     >>> is_occasion_anecdote("Once a month I see Dr Moss.", True), is_occasion_anecdote("Once you're in, ring.", True)
     (False, False)
     """
-    return narrative and bool(_OCCASION.match(sentence))
+    return narrative and bool(_OCCASION.match(story_body(sentence)))
+
+
+def story_body(sentence: str) -> str:
+    """``sentence`` without a teller's opener ("Oh I must tell you,", "Did I ever tell you about")
+    and a guess at when ("must have been '86"), which sit outside the story itself.
+
+    >>> story_body("Oh I must tell you, one spring, must have been '92, a goat ate the washing.")
+    'one spring, a goat ate the washing.'
+    """
+    return _GUESS.sub("", _TELLER.sub("", sentence, count=1))
 
 
 def without_numbers(sentence: str) -> str:

@@ -26,13 +26,14 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from nanomem.engines.offline.shapes import NEGATED_VALUE
 from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
 
 _I = re.IGNORECASE
 _ATTRIBUTES_EN = {
     "rent": r"rent|rental|rents",
     "lease": r"lease|leases",
-    "price": r"price|prices|cost|costs|fee|fees|fare|fares|rate|rates|charge|charges|tuition",
+    "price": r"price|prices|cost|costs|fee|fees|fare|fares|rate|rates|charge|charges|tuition|quote|quotes|quoted",
     "budget": r"budget|budgets",
     "salary": r"salary|salaries|wage|wages|pay|income",
     "deadline": r"deadline|deadlines|due|submission|submit",
@@ -77,6 +78,8 @@ _ATTRIBUTES_ZH = {
     "trip": r"去" + HAN_CLASS + r"{2,4}(?:玩|旅游|旅行|度假|出差)|改去|目的地|旅行|旅游|度假",
     "venue": r"地点|场地", "courier": r"快递|物流|货运", "dose": r"剂量|用量|毫克",
     "home": r"我家|住在|住的|房子|新家", "assignee": r"交给|外包给|委托给|外包",
+    # round 7: who does a job for the person ("化妆师约的是罗芊" → "化妆师换了，换成邵岚")
+    "role": r"(?:化妆|摄影|设计|装修|策划|造型|理发)师|司仪|伴娘|伴郎|主持人|律师|会计|教练|房东",
 }
 _ATTRIBUTE_RX = {
     key: re.compile(r"\b(?:" + words + r")\b", _I) for key, words in _ATTRIBUTES_EN.items()
@@ -102,6 +105,10 @@ _VALUE_RX: list[tuple[str, re.Pattern[str]]] = [
     ("weekday", re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b", _I)),
     ("weekday", re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")),
     ("identifier", re.compile(r"\b(?!" + _UNITS + r"\b)([A-Z]{1,4})[- ]?(\d{2,}[A-Z0-9]*)\b")),
+    # round 7: a size ("6x8", "8 x 10 ft") and a medicine by its name's stem (a kind of its own)
+    ("size", re.compile(r"\b(\d+(?:\.\d+)?)\s?[x×]\s?(\d+(?:\.\d+)?)\b", _I)),
+    ("drug", re.compile(r"\b(?!april\b)\w{2,}(?:farin|formin|pril|olol|statin|prazole|sartan|dipine|cillin|mycin|"
+                        r"cycline|oxetine|azepam|profen|codone|triptan|xaban|gatran)\b", _I)),
     ("number", re.compile(r"\d+(?:[.,]\d+)*")),
 ]
 _NAME = re.compile(r"(?<![\w'’-])[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
@@ -133,6 +140,22 @@ _OUT_OF_SERVICE = re.compile(
     r"\s*[,;]\s*(?:(?:because|as|since|while|and)\s+)?(?:the\s+)?"
     r"(?P<old>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*){0,3})\s+(?:is|are)\s+(?:being|getting)\s+\w+"
     r"(?:\s+(?:out|up|over|down))?(?=\s*[,;.!?]|$)", _I)
+# Round 7: the old value denied ("Not Ludlow any more.", "the jam's not class 14 at all", 不是14桌，…
+# 是11桌), a name the speaker had wrong ("I've been calling him Derek … it's Ambrose"), and a
+# Chinese old value out of service (罗芊那天档期冲突).
+_CALLED = re.compile(
+    r"\bI(?:'ve|’ve| have) been calling (?:(?:him|her|them|that \w+|the \w+)\s+)?(?P<old>(?-i:[A-Z])[\w-]*)"
+    r"[^.!?,]*?(?:,\s*|\s+and\s+)(?=[^.!?]*\b(?:it|he|she)(?:'s|’s| is) (?-i:[A-Z]))", _I)
+_ZH_NOT = re.compile(r"不是(?P<old>[^，,。；;！？\s而]{1,12})(?=[，,][^。！？]*是)")
+_ZH_UNAVAILABLE = re.compile(
+    r"[，,](?P<old>" + HAN_CLASS + r"{2,3}?)(?:那天|那边|这次|最近|当天)?(?:档期冲突|档期满了|没有档期|没档期|没空|排不开|"
+    r"来不了|去不了|不干了)(?=[，,。！？])")
+# Round 7: a mistake admitted about one thing's value ("I had the show date wrong"): that thing's
+# value of that type is the slot, though no attribute of the list names it.
+_ADMITTED = re.compile(r"\b(?:had|got) (?:the|my|our) (?P<noun>[a-z]+) (?P<kind>date|day|time|number|figure|price|size)"
+                       r" wrong\b", _I)
+_ADMITTED_KIND = {"date": "date", "day": "date", "time": "time", "number": "number", "figure": "number",
+                  "price": "number", "size": "size"}
 _ZH_EARLIER = re.compile(
     r"(?:我)?(?:之前|以前|原来|本来|先前|上次)(?:说|讲|定|报|写)?(?:的|是|为|成)*\s*"
     r"(?P<old>[^，,。；;！？\s]{1,12}?)\s*[，,](?=[^。！？]*?(?:涨|降|改|换|调|变|提高|推迟|提前|定在|定为))")
@@ -145,8 +168,13 @@ def old_value(correction: str) -> str | None:
     ('40', '3200')
     >>> old_value("Gate B-12 → B-19."), old_value("The fee is 55 euros now.") is None
     ('B-12', True)
+    >>> old_value("Gym moved. Not Hexham any more. Corbridge now."), old_value("I've been calling her Jo, and it's Joanne.")
+    ('Hexham', 'Jo')
+    >>> old_value("座位我记错了，不是8号，是12号。"), old_value("摄影师换了，吕平那天没空，换成宋哲。")
+    ('8号', '吕平')
     """
-    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE):
+    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE, NEGATED_VALUE, _CALLED, _ZH_NOT,
+               _ZH_UNAVAILABLE):
         found = rx.search(correction)
         if found:
             return found.group("old").strip()
@@ -162,11 +190,29 @@ def drop_old_value(correction: str) -> str:
     'We now have Bo Lind as our editor.'
     >>> drop_old_value("学费我之前说3200，下学期起涨到3500了。")
     '学费下学期起涨到3500了。'
+    >>> drop_old_value("Gym moved. Not Hexham any more. Corbridge now.")
+    'Gym moved. Corbridge now.'
+    >>> drop_old_value("So I've been calling him Ted for weeks and it turns out it's Edwin.")
+    "So it turns out it's Edwin."
     """
     correction = _REPLACED.sub(r"\g<subj> now have ", correction, count=1)
-    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE):
+    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE, _CALLED, _ZH_UNAVAILABLE):
         correction = rx.sub("", correction, count=1)
-    return correction
+    return _drop_denied(correction)
+
+
+def _drop_denied(text: str) -> str:
+    """``text`` without the clause that denies the old value ("Not Ludlow any more.", ", the
+    jam's not class 14 at all"); a sentence left with no word goes with it."""
+    kept = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        found = NEGATED_VALUE.search(sentence)
+        if found:
+            sentence = (sentence[:found.start()] + sentence[found.end():]).strip()
+            sentence = re.sub(r"^[\W_]+(?=\w)|\s*,\s*(?=[,.!?]|$)", "", sentence)
+        if re.search(r"\w", sentence):
+            kept.append(sentence[:1].upper() + sentence[1:])
+    return " ".join(kept)
 
 
 def substitute_value(correction: str, line: str) -> str | None:
@@ -182,7 +228,7 @@ def substitute_value(correction: str, line: str) -> str | None:
     """
     new, old = _spans(correction), _spans(line)
     swaps = []
-    for kind in ("identifier", "date", "time", "number"):
+    for kind in ("identifier", "size", "drug", "date", "time", "number"):
         fresh = {norm: raw for k, norm, raw in new if k == kind and norm not in {n for _, n, _ in old}}
         stale = {norm: raw for k, norm, raw in old if k == kind and norm not in {n for _, n, _ in new}}
         if fresh or stale:
@@ -227,7 +273,7 @@ def values_of(text: str) -> dict[str, frozenset[str]]:
     (['fi 615'], ['5-3'], ['21:00'], ['ana'])
     """
     text = unicodedata.normalize("NFKC", text)
-    out: dict[str, set[str]] = {kind: set() for kind in ("date", "time", "weekday", "identifier", "number", "name")}
+    out: dict[str, set[str]] = {kind: set() for kind in ("date", "time", "weekday", "identifier", "size", "drug", "number", "name")}
     rest = text
     for kind, rx in _VALUE_RX:
         for match in rx.finditer(rest):
@@ -235,7 +281,8 @@ def values_of(text: str) -> dict[str, frozenset[str]]:
         rest = rx.sub(lambda m: " " * len(m.group(0)), rest)
     for match in _NAME.finditer(rest):
         before = rest[:match.start()]
-        if match.group(0).casefold() in _NOT_NAMES or (_OPENING.search(before) and not _TITLE.search(before)):
+        alone = text.strip() == match.group(0)  # a name on its own ("Derek", an old value) is a name
+        if match.group(0).casefold() in _NOT_NAMES or (_OPENING.search(before) and not _TITLE.search(before) and not alone):
             continue
         out["name"].add(match.group(0).casefold())
     return {kind: frozenset(values) for kind, values in out.items()}
@@ -263,9 +310,16 @@ def same_slot(correction: str, line: str) -> bool:
     mine, theirs = identifier_families(correction), identifier_families(line)
     if any(mine[family] - theirs[family] for family in mine.keys() & theirs.keys()):
         return True
+    new, old = values_of(correction), values_of(line)
+    if any(new[kind] - old[kind] and old[kind] for kind in ("size", "drug")):
+        return True  # round 7: another size ("8x10" for "6x8"), another medicine
+    admitted = _ADMITTED.search(correction)
+    if admitted and re.search(r"\b" + re.escape(admitted.group("noun")) + r"s?\b", line, _I):
+        kind = _ADMITTED_KIND[admitted.group("kind").casefold()]
+        if new[kind] - old[kind] and old[kind]:
+            return True  # "I had the show date wrong … it's the 30 August" for "The show is on the 23 August"
     if not attributes_of(correction) & attributes_of(line):
         return False
-    new, old = values_of(correction), values_of(line)
     if any(new[kind] - old[kind] and old[kind] for kind in new if kind != "name"):
         return True
     if new["name"] - old["name"] and old["name"] and {"role", "home", "venue"} & attributes_of(correction) & attributes_of(line):
@@ -369,6 +423,8 @@ def _normal(kind: str, match: re.Match[str]) -> str:
         return f"{int(groups[0])}:{groups[1]}"
     if kind == "identifier":
         return f"{groups[0].casefold()} {groups[1].casefold()}"
+    if kind == "size":
+        return f"{groups[0]}x{groups[1]}"
     return raw.replace(",", "").casefold()
 
 
