@@ -68,6 +68,7 @@ def test_a_sentence_with_an_unfilled_template_slot_is_no_fact(sentence: str) -> 
     "My flat is 4B on the third floor, 2,000 a month.",
     "The set {1, 2, 3} is what the tutor wrote on the board, 12 marks.",
     "I wrote [sic] after the 14 typos in the minutes.",
+    "[URGENT] the boiler service is on 3 May.",
 ])
 def test_braces_and_brackets_that_are_no_template_slot_leave_the_fact(sentence: str) -> None:
     assert not holds_template_slot(sentence)
@@ -135,6 +136,12 @@ def test_a_denied_old_value_names_the_line_it_corrects(setup: Setup) -> None:
     dream_message(setup, "Studio has moved. Not Hexham any more. Corbridge, by the station.")
     user = setup.read("USER.md") + setup.read("memory/MEMORY.md")
     assert "Corbridge" in user and "Hexham" not in user and "Rufus" in user
+
+
+def test_a_denial_of_no_value_announces_nothing() -> None:
+    assert not is_retraction("It's not bad at all.")
+    assert extract_facts(["The flat's not bad at all. The rent is 950 a month."]) == [
+        ("durable", "The rent is 950 a month.")]
 
 
 def test_a_value_denied_in_passing_is_replaced_by_the_next_sentence(setup: Setup) -> None:

@@ -48,11 +48,11 @@ from nanomem.vocab import CJK_RUN, STOP_WORDS
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]*\]")
 # Round 7: an unfilled template slot ("Dear {{recipient}}", "{first_name}", "${SITE}", "<<name>>",
-# "[CLIENT_NAME]", "%name%"): a name or word in the braces of a template language, standing for
+# "[CLIENT_NAME]", "[NAME]", "%name%"): a name or word in the braces of a template language, standing for
 # a value nobody has given yet. A sentence that holds one is a draft being worked on, not a fact.
 TEMPLATE_SLOT = re.compile(
     r"\{\{\s*[^{}\n]{1,40}?\s*\}\}|\$?\{\s*[A-Za-z_][\w.-]{0,39}\s*\}|<<\s*[A-Za-z_][\w. -]{0,39}>>"
-    r"|\[\[\s*[^\[\]\n]{1,40}\]\]|\[(?-i:[A-Z][A-Z0-9]+(?:[_ ][A-Z0-9]+)*)\](?<!\[REDACTED\])|%[A-Za-z_]\w{0,39}%"
+    r"|\[\[\s*[^\[\]\n]{1,40}\]\]|\[(?-i:[A-Z][A-Z0-9]*(?:[_ ][A-Z0-9]+)+|[A-Z]*(?:NAME|DATE|ADDRESS|EMAIL|PHONE|NUMBER|CITY|COMPANY|RECIPIENT|SENDER|CLIENT|CUSTOMER|AMOUNT))\]|%[A-Za-z_]\w{0,39}%"
     r"|｛｛[^｛｝\n]{1,40}｝｝")
 
 # How someone feels about what was said (English): thanks, agreement, sympathy, praise, greetings,
@@ -283,6 +283,8 @@ def holds_template_slot(text: str) -> bool:
     (True, True)
     >>> holds_template_slot("I wrote [sic] in the note"), holds_template_slot("Set x = {1, 2}")
     (False, False)
+    >>> holds_template_slot("[URGENT] the boiler service is on 3 May"), holds_template_slot("Hi [FIRSTNAME],")
+    (False, True)
     """
     return bool(TEMPLATE_SLOT.search(text))
 

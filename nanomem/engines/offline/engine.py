@@ -34,7 +34,7 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     is_narrative,
 )
 from nanomem.engines.offline.sentences import has_name, split_sentences
-from nanomem.engines.offline.shapes import NEGATED_VALUE, is_bare_condition, is_bare_name, is_bare_value, is_greeting
+from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_bare_name, is_bare_value, is_greeting
 from nanomem.store.sessions import content_text, message_time
 
 NOT_A_CHAT_MODEL = (
@@ -66,7 +66,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[s
             mark = classify_sentence(sentence)
             if lead and (mark in ("durable", "permanent", "correction") or (mark is None and is_bare_value(sentence))):
                 mark = "correction"  # "They reissued my badge. The number is now B-12."
-                if is_bare_value(sentence) or any(NEGATED_VALUE.search(s) for s in lead):
+                if is_bare_value(sentence) or any(denied_value(s) for s in lead):
                     sentence = " ".join([*lead, sentence])  # round 7: "The quote was wrong. It's 3,140."
             lead = [*lead, sentence] if mark is None and announces_change(sentence) else []
             if mark is not None and sentence not in seen:

@@ -236,7 +236,7 @@ _STYLE_STRONG = _rx(
     r"exclamation(?: marks?| points?)?|spelling|tone|formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|"
     r"blunt(?:ly)?|concise(?:ly)?|verbose|terse|jargon|plain (?:text|language|english)|code blocks?|"
     r"formatting|layout|all caps|metric units|imperial units|lay (?:it|them|this|that|everything) out|"
-    r"bold|italics?|(?:short |long )?paragraphs|one[- ]sentence|grid references?|lat(?:itude)?[ /-]long?(?:itude)?)\b",
+    r"bold|italics?|(?:short|shorter|long|longer|small|brief) paragraphs|one[- ]sentence|grid references?|lat(?:itude)?[ /-]long?(?:itude)?)\b",
     r"\b(?:in|into)\s+(?:plain\s+|simple\s+|british\s+|american\s+)?(?:english|spanish|french|german|"
     r"italian|portuguese|dutch|chinese|mandarin|cantonese|japanese|korean|russian|arabic|polish|"
     r"swedish|norwegian|danish|finnish|greek|turkish|hindi|ukrainian|czech)\b",

@@ -158,7 +158,22 @@ def is_retraction(sentence: str) -> bool:
     if _RETRACTION.match(sentence):
         return True
     denied = NEGATED_VALUE.search(sentence)  # round 7: "Not Ludlow any more." gives no new value
-    return denied is not None and not _VALUE_WORD.search(sentence[:denied.start()] + " " + sentence[denied.end():])
+    return (denied_value(sentence) is not None and denied is not None
+            and not _VALUE_WORD.search(sentence[:denied.start()] + " " + sentence[denied.end():]))
+
+
+def denied_value(sentence: str) -> str | None:
+    """The value a sentence denies ("Not Hexham any more." → "Hexham", "the fee's not 40 at all"
+    → "40"), or None; what is denied must look like a value (a number or a name), so "I'm not
+    tired at all" denies nothing.
+
+    >>> denied_value("Not Hexham any more."), denied_value("It's not bad at all.")
+    ('Hexham', None)
+    """
+    denied = NEGATED_VALUE.search(sentence)
+    if denied is None or not re.search(r"\d|(?-i:[A-Z])", denied.group("old")):
+        return None
+    return denied.group("old").strip()
 
 
 def is_bare_value(sentence: str) -> bool:

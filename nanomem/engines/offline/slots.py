@@ -26,7 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from nanomem.engines.offline.shapes import NEGATED_VALUE
+from nanomem.engines.offline.shapes import NEGATED_VALUE, denied_value
 from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
 
 _I = re.IGNORECASE
@@ -173,8 +173,14 @@ def old_value(correction: str) -> str | None:
     >>> old_value("座位我记错了，不是8号，是12号。"), old_value("摄影师换了，吕平那天没空，换成宋哲。")
     ('8号', '吕平')
     """
-    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE, NEGATED_VALUE, _CALLED, _ZH_NOT,
-               _ZH_UNAVAILABLE):
+    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE):
+        found = rx.search(correction)
+        if found:
+            return found.group("old").strip()
+    for sentence in re.split(r"(?<=[.!?])\s+", correction):
+        if denied_value(sentence):
+            return denied_value(sentence)  # round 7: "Not Ludlow any more.", "not class 14 at all"
+    for rx in (_CALLED, _ZH_NOT, _ZH_UNAVAILABLE):
         found = rx.search(correction)
         if found:
             return found.group("old").strip()
@@ -206,7 +212,7 @@ def _drop_denied(text: str) -> str:
     jam's not class 14 at all"); a sentence left with no word goes with it."""
     kept = []
     for sentence in re.split(r"(?<=[.!?])\s+", text):
-        found = NEGATED_VALUE.search(sentence)
+        found = NEGATED_VALUE.search(sentence) if denied_value(sentence) else None
         if found:
             sentence = (sentence[:found.start()] + sentence[found.end():]).strip()
             sentence = re.sub(r"^[\W_]+(?=\w)|\s*,\s*(?=[,.!?]|$)", "", sentence)
