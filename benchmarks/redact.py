@@ -5,12 +5,14 @@ random tokens from identifiers.
     python benchmarks/redact.py --quick   # fewer repetitions
 
 Every history append, memory-file commit and Dream prompt runs :func:`nanomem.text.redact.redact`
-(27 secret kinds, the long-hex and the entropy rule). Prints the median time per call and per
+(27 secret kinds, the long-hex and the entropy rule, the cue-less password rule). Prints the median time per call and per
 KB for each case, and each case's ratio to ordinary prose, so a rule that backtracks badly on
 some input shows as a large ratio. Then, for the entropy rule alone
 (:func:`nanomem.text.entropy.looks_random`), the share of seeded random base62 tokens it
 catches per length, and the share of generated identifiers (3–6 words from
 ``docs/*.md`` and a number, CamelCase / snake_case / kebab-case) it wrongly takes for a token.
+Last, for the cue-less password rule, the share of seeded human-style passwords (a word or two,
+sometimes in leet, a symbol, a number) it catches, per symbol.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ def cases() -> dict[str, str]:
     rng = random.Random(0)
     prose = ("User prefers metric units and lives in Lyon; the budget for project Atlas is "
              "4,500 EUR. ") * 50
+    long_words = ("Yesterday afternoon the surveyor's appointment moved to Wednesday; remember "
+                  "the structural engineer's recommendation about the foundations. ") * 40
+    chat = ("Log in tomorrow to check the booking; the password manager reminded me, pass the "
+            "PIN code along to Ana, sign in with Google on Thursday at 10am. ") * 40
     return {
         "prose 4 KB": prose[:4000],
         "prose with 27 secrets": " ".join(f.text for f in FAKES),
@@ -45,6 +51,11 @@ def cases() -> dict[str, str]:
         "'a:' after :// x 64 KB": "x://" + "a:" * 32000,
         "'@' after a URL user x 64 KB": "postgres://u:" + "@" * 64000,
         "'password is x1…' x 2,000": ("password is " + "x1" * 10) * 2000,
+        "'password is 1' + 64 KB of '.'": "password is 1" + "." * 64000 + "a",
+        "prose 4 KB, long words": long_words[:4000],
+        "chat 4 KB with credential words": chat[:4000],
+        "'Ab1!' runs x 64 KB": ("Ab1!" * 16 + " ") * 1000,
+        "'a' + 64 KB of '!' + 'Ab1'": "a" + "!" * 64000 + "Ab1",
     }
 
 
@@ -93,6 +104,30 @@ def detection(samples: int) -> None:
         names.append(rng.choice(["", "", "_", "-"]).join(parts))
     wrong = sum(map(looks_random, names)) / samples
     print(f"  word identifiers taken for a token: {wrong:6.2%}")
+    typed_passwords(rng, vocab, names)
+
+
+def typed_passwords(rng: random.Random, vocab: list[str], names: list[str]) -> None:
+    """The cue-less password rule: seeded human-style passwords (a word or two, a symbol,
+    digits, sometimes leet) it catches, and identifiers with a symbol between words it takes."""
+    leet = str.maketrans("aeio", "4310")
+    samples = len(names)
+    words = [w for w in vocab if len(w) >= 4]
+    typed = []
+    for _ in range(samples):
+        word = rng.choice(words).capitalize()
+        if rng.random() < 0.4:
+            word = word[0] + word[1:].translate(leet)
+        if rng.random() < 0.4:
+            word += rng.choice(words).capitalize()
+        typed.append(word + rng.choice("!#$%&*=?@^~") + str(rng.randint(1, 9999)))
+    print(f"\npassword-shaped tokens without a cue, {samples:,} seeded samples")
+    for label, symbols in (("! $ % & ? @ ^ ~", "!$%&?@^~"), ("# * = (read as No., times, =)", "#*=")):
+        some = [t for t in typed if any(c in symbols for c in t)]
+        caught = sum(redact(f"x {t} y").total > 0 for t in some) / len(some)
+        print(f"  word + {label:29} + number caught: {caught:6.1%}")
+    wrong = sum(redact(n).total > 0 for n in names) / samples
+    print(f"  word identifiers redacted by any rule: {wrong:6.2%}")
 
 
 if __name__ == "__main__":

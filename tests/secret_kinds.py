@@ -93,6 +93,22 @@ FAKES: tuple[Fake, ...] = (
          "3f9c7e5b1d8f2a4c6e9b3d7f1a5c8e20"),
 )
 
+# Passwords typed into the chat by mistake (the blind rounds 5-7 planted one each time), with
+# an everyday cue or none at all (stop 20).
+TYPED_PASSWORDS: tuple[Fake, ...] = (
+    Fake("typed-log-in", "password", "Log in: Brackw00d!7 — ignore, wrong window.", "Brackw00d!7"),
+    Fake("typed-pw", "password", "pw: Tr0ub4dor&3", "Tr0ub4dor&3"),
+    Fake("typed-pass", "password", "pass = Kestrel#Moor8, sorry", "Kestrel#Moor8"),
+    Fake("typed-sign-in", "password", "sign-in for the portal: lantern9!fox", "lantern9!fox"),
+    Fake("typed-pin", "password", "my PIN is 4417, don't keep it", "4417"),
+    Fake("typed-no-cue", "password", "Wrong window. Ignore: Qu1ll!pen", "Qu1ll!pen"),
+    Fake("typed-no-cue-first", "password", "Otter!Bank55 oh no, wrong box", "Otter!Bank55"),
+    Fake("typed-no-cue-at", "password", "oops Ferr@n2291x was meant for the other tab", "Ferr@n2291x"),
+    Fake("typed-zh-gap", "password", "刚才手滑把邮箱密码发出来了：Lin@0623qz，别记", "Lin@0623qz"),
+    Fake("typed-zh-glued", "password", "把密码Zhou0711@bj打到搜索框里了", "Zhou0711@bj"),
+    Fake("typed-zh-login", "password", "登录：Pian!5309k 打错窗口了", "Pian!5309k"),
+)
+
 # More fakes for the unit table (same kinds, other shapes).
 MORE_FAKES: tuple[Fake, ...] = (
     Fake("stripe-restricted", "stripe-key", "rk_live_51H8xYzR5wMq0Us3Xn8Ld4Oc7", "R5wMq0Us3Xn8Ld4Oc7"),
@@ -111,6 +127,7 @@ MORE_FAKES: tuple[Fake, ...] = (
     Fake("random-token", "random-token", "the invite code is x9Yq2WvR7tLp4KzM8nB3cD6fAb1", "x9Yq2WvR7tLp4KzM8nB3cD6fAb1"),
     Fake("aws-secret-no-slash", "random-token", "secret Hq7Rt2Lp9Vx4Kz8Wm3Nb6Cd1Fg5Js0AeYu2Io3Pq",
          "Hq7Rt2Lp9Vx4Kz8Wm3Nb6Cd1Fg5Js0AeYu2Io3Pq"),
+    *TYPED_PASSWORDS,
 )
 
 # Must pass through redaction unchanged.
@@ -136,4 +153,11 @@ FALSE_POSITIVES: tuple[str, ...] = (
     "- [durable] User prefers metric units <!-- permanent -->",
     "用户喜欢喝茶，不喝咖啡。密码学是她的专业。",
     "Always answer in metric units.",
+    # credential words before an ordinary value, and tokens that only look like a password
+    "Log in: tomorrow. PIN: 4 digits. code: see above. Sign in: 10am. The password is wrong!",
+    "login: ana.lopez@example.com, boarding pass: BA2490, pass: 3 days, log in is broken.",
+    "登录时间：10:30，登录名是ana2024。",
+    "KX-7731, LR22 BNO at 08:15 for 99.95 or £3,140 with en_US-UTF8 and Mon-Fri.",
+    "Issue#42 at Standup@10am; Ana.Lopez2@Example.com; NANOMEM_MODEL=qwen2.5:7b; Python+UL4.",
+    "See https://Example.com/a?b=C1d!e and C:/Users/Ana/Docs2/x!y.txt and f(Xy2)=Zw!3.",
 )

@@ -47,6 +47,16 @@ def test_filler_placeholder_only_when_nothing_but_the_secret_is_said(text: str, 
     assert is_placeholder_only(text) is only
 
 
+@pytest.mark.parametrize("text, only", [
+    ("Log in: [REDACTED:password] — ignore, wrong window.", True),
+    ("pw: [REDACTED:password] oops, wrong tab, please forget that", True),
+    ("登录：[REDACTED:password] 打错窗口了，别记", True),
+    ("My PIN is [REDACTED:password] for the Windows laptop", False),
+])
+def test_filler_placeholder_only_when_the_rest_tells_of_the_slip(text: str, only: bool) -> None:
+    assert is_placeholder_only(text) is only
+
+
 def test_route_fact_keeps_compliments_to_the_person_out_of_soul() -> None:
     assert route_fact("You always format your notes so nicely") != "SOUL.md"
     assert route_fact("You should answer in bullet points") == "SOUL.md"

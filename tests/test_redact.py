@@ -169,3 +169,51 @@ def test_redact_twice_finds_nothing_new(text: str) -> None:
     once = redact(text)
     assert once.total == 1
     assert redact(once.text).total == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Log in: Brackw00d!7 — ignore, wrong window.", "Log in: [REDACTED:password] — ignore, wrong window."),
+        ("pw: Tr0ub4dor&3", "pw: [REDACTED:password]"),
+        ("log-in to the portal is Kite9!sky.", "log-in to the portal is [REDACTED:password]."),
+        ("The PIN: 88X-31Q, keep the rest", "The PIN: [REDACTED:password], keep the rest"),
+        ("网银密码发出来了：Tang@0917hf，你别记", "网银密码发出来了：[REDACTED:password]，你别记"),
+        ("支付宝密码是lxm0521……啊打错了", "支付宝密码是[REDACTED:password]……啊打错了"),
+    ],
+)
+def test_redact_replaces_a_password_after_an_everyday_cue(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Heron!Gate42 oh bother, wrong box", "Wrong window. Ignore: Tr4ct0r!9", "it's Fiddl3sticks!92.",
+     "(\"Welcome@123x\")", "把密码Qin0516@hz打到搜索框里了", "P@$$w0rd1 then"],
+)
+def test_redact_replaces_a_password_shaped_token_without_a_cue(text: str) -> None:
+    result = redact(text)
+    assert result.counts == {"password": 1}
+    assert not any(c.isdigit() for c in result.text.replace("[REDACTED:password]", "")), result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["log in: tomorrow", "PIN: 4 digits", "code: see above", "sign in: 10:30am", "Log in: 9am",
+     "login: Ana.Lopez@example.com", "boarding pass: BA2490", "the password is wrong!",
+     "Passau: Berg2 is a town", "pass :data:`h11.CLIENT` to it", "登录时间：10:30"],
+)
+def test_redact_leaves_a_credential_word_before_an_ordinary_value_alone(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Issue#42", "Room#12B", "Standup@10am", "Brunch@11:30", "Ana.Lopez2@Example.com",
+     "NANOMEM_MODEL=qwen2.5:7b", "$Env:PIP_AUTO_COMPLETE=1", "Python+UL4", "Integer*1",
+     "https://Example.com/a?b=C1d!e", "C:/Users/Ana/Docs2/x!y.txt", "f(Xy2)=Zw!3",
+     "full,dialect=M2r10,x=Off", "Great!2nd", "**Note2:** done", "@Maya_99!", "#Throwback2024!",
+     "[REDACTED:password]"],
+)
+def test_redact_leaves_tokens_that_only_look_like_a_password_alone(text: str) -> None:
+    assert redact(text).text == text

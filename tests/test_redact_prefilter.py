@@ -24,7 +24,9 @@ WORDS = ("the", "budget", "of", "project", "Atlas", "is", "4,500", "EUR", "Lyon"
          "Authorization:", "Bearer", "bearer", "AccountKey=", "aws", "AWS_SECRET_ACCESS_KEY",
          "pin code", "wifi key", "wi-fi key", "密码是", "口令:", "://", "user:", "@host", "=",
          ": ", "'", '"', "sk-", "hf_", "SG.", "eyJ", "xoxb-", "AIza", "ghp_", "GOCSPX-",
-         "-----BEGIN", "PRIVATE KEY-----", "https://hooks.slack.com/services/", "_live_")
+         "-----BEGIN", "PRIVATE KEY-----", "https://hooks.slack.com/services/", "_live_",
+         "Log in:", "log-in", "sign in", "Signin =", "pw:", "PWD", "PIN is", "pass =", "login code:",
+         "登录：", "密码发出来了：", "Kite9!sky", "Ferr@n2291x", "Issue#42", "x!Y")
 SEPARATORS = (" ", " ", " ", "\n", "\n\n", "\t", "", "=", ": ", ", ", "; ", "/", "-", "_")
 FOLDS = {"s": "\u017f", "k": "\u212a", "i": "\u0131", "I": "\u0130"}
 
@@ -66,8 +68,10 @@ def planted_text(seed: int) -> str:
         elif pick < 0.7:
             fake = rng.choice(fakes)
             parts.append(_cased(rng, fake) if rng.random() < 0.3 else fake)
-        elif pick < 0.8:
+        elif pick < 0.75:
             parts.append(_token(rng, string.ascii_letters + string.digits + "+/_-", 18, 70))
+        elif pick < 0.8:  # password-shaped, some too long
+            parts.append(_token(rng, string.ascii_letters + string.digits + "!#$%&*=?@^~.-", 4, 70))
         elif pick < 0.88:
             parts.append(_token(rng, rng.choice(["0123456789abcdef", "0123456789ABCDEF"]), 28, 70))
         elif pick < 0.94:

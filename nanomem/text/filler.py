@@ -8,8 +8,9 @@ intensifiers and the verbs that carry them ("sounds", "must have been", "hear").
 with one content word left ("I love hiking", "Thanks, the gate code changed") is a fact.
 
 A sentence is **placeholder-only** when it holds a ``[REDACTED:kind]`` placeholder and, once the
-placeholder and the words that only name a secret ("API key", "password", "token") are set aside,
-nothing is left: "my API key is [REDACTED:openai-key]" says nothing a memory can use.
+placeholder, the words that only name a secret ("API key", "password", "log in") and those that
+only tell it was typed by mistake ("ignore", "wrong window", 打错) are set aside, nothing is left:
+"my API key is [REDACTED:openai-key]" says nothing a memory can use.
 
 >>> is_filler("That must have been awesome!"), is_filler("Agreed, Mel!"), is_filler("谢谢！")
 (True, True, True)
@@ -85,9 +86,21 @@ SECRET_WORDS = frozenset(
     """
     api key keys token tokens password passwords passcode passphrase pin secret secrets
     credential credentials login access code private ssh auth bearer
+    log logon sign signin pw pwd pass passwd wifi wi fi security verification otp 2fa
     """.split()
 )
-SECRET_ZH = re.compile(r"密钥|秘钥|密码|口令|令牌|验证码|是|我的|这个|这是")
+# What is said of a secret typed by mistake, beside its placeholder: the slip, and that it
+# should be forgotten ("Log in: [REDACTED:password] — ignore, wrong window.").
+SLIP_WORDS = frozenset(
+    """
+    ignore ignored disregard forget wrong window box tab field mistake mistakenly accident
+    accidentally oops whoops typo typed type pasted paste sent meant silly daft ugh bother
+    delete remove change changing changed reset now sorry please that this there here saw
+    """.split()
+)
+SECRET_ZH = re.compile(r"密钥|秘钥|密码|口令|令牌|验证码|登录|登陆|是|我的|这个|这是")
+_SECRET_SLIP_ZH = re.compile(
+    SECRET_ZH.pattern + r"|别记|不要记|别存|当没看见|没看见|打错|发错|输错|手滑|误发|窗口|刚才|马上|回头|就|改|啊|吧")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # Words that only place a remark in the day or close the talk: a sign-off is nothing else.
 TIME_WORDS = frozenset(
@@ -294,4 +307,5 @@ def is_placeholder_only(text: str) -> bool:
     if not PLACEHOLDER.search(text):
         return False
     rest = PLACEHOLDER.sub(" ", text)
-    return not content_left(rest, drop=SOCIAL_WORDS | SECRET_WORDS, drop_zh=SECRET_ZH)
+    return not content_left(rest, drop=SOCIAL_WORDS | SECRET_WORDS | SLIP_WORDS,
+                            drop_zh=_SECRET_SLIP_ZH)

@@ -13,9 +13,11 @@ Kinds (:data:`KINDS`): provider formats (``openai-key``, ``anthropic-key``, ``st
 ``slack-webhook``, ``sendgrid-key``, ``huggingface-token``, ``google-oauth-secret``,
 ``azure-key``, ``aws-key``, ``github-token``, ``slack-token``, ``google-key``), ``jwt``,
 ``private-key``, ``bearer-token``, ``password`` (assignments, ``PGPASSWORD=``-style environment
-variables, URL credentials, "my password is …" in prose), and two rules without a prefix
+variables, URL credentials, "my password is …", "Log in: …", "pw: …", 密码是 … in prose, and a
+token shaped like a typed password with no word before it), and two rules without a prefix
 (:mod:`nanomem.text.entropy`): ``hex-token`` and ``random-token``. The table of formats is
-:mod:`nanomem.text.secretpatterns`; ``docs/redaction.md`` explains each with an example.
+:mod:`nanomem.text.secretpatterns`; ``docs/history.md`` (*Redaction*) explains each with an
+example.
 
 For assignments (``password=…``, ``api_key: …``) and headers (``Authorization: Bearer …``)
 only the value is replaced, so the text still says what was there:
@@ -109,6 +111,8 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
         for match in rule.pattern.finditer(text):
             start, end = match.span(rule.group)
             if rule.must_look_random and shannon_entropy(text[start:end]) < MAX_THRESHOLD:
+                continue
+            if rule.check is not None and not rule.check(text[start:end]):
                 continue
             add(rule.kind, start, end)
     if may((), False, HEX_MIN_LENGTH):
