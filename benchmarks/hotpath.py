@@ -8,7 +8,9 @@ Rows (medians of repeated calls; one process unless said):
   floor: one ``write`` + ``fsync`` of a line in the same directory;
 - the under-budget check through the facade (``Memory.consolidate`` on a session under budget)
   at 500 and 5,000 messages; floor: the pure ``check_budget`` on a loaded session;
-- ``Memory.context(1500)`` with full files, unchanged and changed; floor: reading the files;
+- ``Memory.context(1500)`` with full files, unchanged and changed, and with 20 pending entries
+  over a 10,000-turn archive (their said times), unchanged and after one more consolidation
+  (only the ``context`` call is timed); floor: reading the files;
 - ``python -m nanomem status`` (whole process, bytecode cached) against ``python -c pass`` and
   ``python -c "import nanomem"``, and the same status with the status stamp removed (dulwich);
 - ``GitStore.log(20)`` on a 10,000-commit history (2,000 with ``--quick``), built as objects
@@ -166,6 +168,41 @@ def bench_context(base: Path, rows: list[Row], repeat: int) -> None:
         after = median_ms(changed, max(5, repeat // 4))
     rows.append(row("context(1500), files unchanged", QUOTED["context"], same, floor))
     rows.append(row("context(1500), a file changed", "-", after, floor))
+    bench_context_pending(base, rows, repeat, floor)
+
+
+def bench_context_pending(base: Path, rows: list[Row], repeat: int, floor: float) -> None:
+    """The same block with 20 pending entries dated from a 10,000-turn archive (their chunks'
+    said times), unchanged and after one more consolidation (a chunk and its entry)."""
+    root = workspace(base, "context_pending", full_files=True)
+    with Memory(root, config=big_config(), clock=lambda: NOW) as mem:
+        for n in range(1000):
+            tag = f"{n:016x}"
+            mem.archive.append_messages([message(i) for i in range(10)], session_key="cli",
+                                        start=10 * n, chunk=tag)
+            if n >= 980:
+                mem.history.append(f"- [durable] decision {n} about the Lisbon trip",
+                                   session_key="cli", chunk=f"{tag}/10")
+        same = median_ms(lambda: mem.context(1500), repeat)
+        count = [1000]
+
+        def consolidated() -> None:
+            tag = f"{count[0]:016x}"
+            mem.archive.append_messages([message(i) for i in range(10)], session_key="cli",
+                                        start=10 * count[0], chunk=tag)
+            mem.history.append(f"- [durable] decision {count[0]}", session_key="cli",
+                               chunk=f"{tag}/10")
+            count[0] += 1
+            began = time.perf_counter()
+            mem.context(1500)
+            spent.append(time.perf_counter() - began)
+
+        spent: list[float] = []
+        for _ in range(max(5, repeat // 4)):
+            consolidated()
+        after = 1000 * statistics.median(spent)
+    rows.append(row("context(1500), 20 pending, 10k archived", "-", same, floor))
+    rows.append(row("  after one more consolidation", "-", after, floor))
 
 
 def bench_status(base: Path, rows: list[Row], repeat: int) -> None:

@@ -55,6 +55,7 @@ from nanomem.status import MemoryStatus, read_status
 from nanomem.versions.commits import CommitInfo, RestoreResult
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.store.archive import Archive
+from nanomem.store.saidtimes import SaidTimes
 from nanomem.store.history import History
 from nanomem.search.index import SearchIndex
 from nanomem.search.rank import Hit
@@ -112,6 +113,7 @@ class Memory:
             dream_cursor_fallback=self._dream_cursor_from_git,
         )
         self.archive = Archive(self.workspace, clock=self.clock)
+        self._said = SaidTimes(self.workspace.archive_dir)
         self._index: SearchIndex | None = None
         self._files = MemoryFileCache(self.workspace)
 
@@ -477,7 +479,9 @@ class Memory:
         files = self.read_files()
         dream_cursor = self.history.read_dream_cursor()
         entries = self.history.read_since(dream_cursor)
-        pending = [PendingEntry(e.timestamp, e.content) for e in reversed(entries)]
+        said = self._said.read(entries)  # when their words were said, where the archive knows
+        pending = [PendingEntry(said.get(e.cursor, e.timestamp), e.content)
+                   for e in reversed(entries)]
         skip = template_lines()  # cached: they ship with the package
         questions = read_question_lines(self.workspace)  # memo by stat; a bad file is warned of
         if query is None or not query.strip():

@@ -98,8 +98,9 @@ def test_render_context_shares_the_budget_across_files_when_one_is_huge() -> Non
     assert "see memory/MEMORY.md" in text
 
 
-def test_render_context_returns_nothing_when_not_even_the_headers_fit() -> None:
-    assert render_context({"USER.md": "- a fact\n"}, CAPS, 3) == ""
+def test_render_context_announces_the_cut_when_not_even_the_headers_fit() -> None:
+    assert render_context({"USER.md": "- a fact\n"}, CAPS, 3) == "… memory omitted"
+    assert render_context({"USER.md": "- a fact\n"}, CAPS, 2) == ""
     assert render_context({"USER.md": "- a fact\n"}, CAPS, 0) == ""
 
 

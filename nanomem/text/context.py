@@ -33,6 +33,20 @@ Kept lines are shown in their original order. A file that lost lines ends with a
 ``… 12 lines omitted to fit the budget; see memory/MEMORY.md``; the sections say how many entries
 or turns they left out. Lines listed in ``skip`` (the template's explanations written for
 people) never appear and are not counted as cut.
+
+**Below the headers.** The usage headers and notes of three files and a section cost about
+50–120 tokens. When that layout cannot hold every pinned line (or nothing of it fits at all),
+the compact layout is tried, and the one that keeps more pinned lines wins (a tie keeps the
+files' layout). The compact layout is one header, ``## Memory``, the lines chosen in the same
+order of priority (without the markdown headings), and one note that counts every cut::
+
+    ## Memory
+    - Allergic to peanuts <!-- pin -->
+    … 57 lines and 1 history entry omitted to fit the budget; see USER.md, memory/history.jsonl
+
+When the note with its paths does not fit, it loses them; when no line fits beside it, the block
+is ``## Memory`` and ``… memory omitted to fit the budget`` (10 tokens), then that note alone (8),
+then ``… memory omitted`` (3). Below 3 tokens the block is empty: a block is never over budget.
 """
 
 from __future__ import annotations
@@ -48,6 +62,9 @@ from nanomem.vocab import is_pinned
 PENDING_HEADER = "## Recent history (not yet in the files; oldest first)"
 QUESTIONS_HEADER = "## Questions for the person (ask; they answer /memory yes N or /memory no N)"
 RECALL_HEADER = "## Recalled from earlier conversations (best match first)"
+COMPACT_HEADER = "## Memory"
+#: The shortest announcements of a cut, longest first: the last resorts of a tiny budget.
+CUT_NOTES = ("… memory omitted to fit the budget", "… memory omitted")
 SNIPPET_CHARS = 400
 
 
@@ -139,11 +156,14 @@ def render_context(
     usage header (a missing cap shows as 0); an empty file shows as ``(empty)``. ``relevance``
     maps a file to ``{0-based line index: score}`` for the lines that match the query;
     ``pending`` is newest first; ``recalled`` best first; ``questions`` one line each, oldest
-    first. Returns ``""`` when not even the headers fit.
+    first. Below the file headers the block is compact (see the module docstring); it is
+    ``""`` only when not even ``… memory omitted`` (3 tokens) fits.
 
     >>> render_context({"SOUL.md": "- Be brief.\\n"}, {"SOUL.md": 4000}, 100)
     '## SOUL.md 12/4,000 chars\\n- Be brief.'
-    >>> render_context({"SOUL.md": "- Be brief.\\n"}, {"SOUL.md": 4000}, 0)
+    >>> render_context({"SOUL.md": "- Be brief. <!-- pin -->\\n- Be kind.\\n"}, {"SOUL.md": 4000}, 20)
+    '## Memory\\n- Be brief. <!-- pin -->\\n… 1 line omitted to fit the budget'
+    >>> render_context({"SOUL.md": "- Be brief.\\n"}, {"SOUL.md": 4000}, 2)
     ''
     """
     if budget_tokens <= 0 or not (files or pending or recalled or questions):
@@ -158,12 +178,32 @@ def render_context(
         if estimate_text(full) <= budget_tokens:
             return full
     chosen = block.choose(budget_tokens, relevance)
+    text = _fit(block.assemble, chosen, budget_tokens)
+    if text and block.pinned(chosen) == block.pinned(everything):
+        return text
+    best, most = "", -1  # the compact layout: the note shortens only as far as the pins need
+    for level in range(4):
+        compact = block.choose(budget_tokens, relevance, compact=level)
+        small = _fit(lambda kept: block.assemble_compact(kept, level), compact, budget_tokens)
+        if small and block.pinned(compact) > most:
+            best, most = small, block.pinned(compact)
+    if text and block.pinned(chosen) >= most:
+        return text
+    if best:
+        return best
+    return CUT_NOTES[-1] if estimate_text(CUT_NOTES[-1]) <= budget_tokens else ""
+
+
+def _fit(assemble: Callable[[set[_Item]], str], chosen: list[_Item], budget: int) -> str:
+    """``assemble`` of the chosen items, dropping the least important until it fits; ``""``
+    when not even the items' frame fits. ``chosen`` keeps what was kept."""
     while True:
-        text = block.assemble(set(chosen))
-        if estimate_text(text) <= budget_tokens or not chosen:
-            break
+        text = assemble(set(chosen))
+        if estimate_text(text) <= budget:
+            return text
+        if not chosen:
+            return ""
         chosen.pop()
-    return text if estimate_text(text) <= budget_tokens else ""
 
 
 # Memos by value (pure: the same text gives the same result): a file's redaction and its
@@ -289,9 +329,12 @@ class _Block:
                 blocks.append("\n".join(out))
         return "\n\n".join(blocks)
 
-    def choose(self, budget: int, relevance: Mapping[str, Mapping[int, float]] | None) -> list[_Item]:
-        """Greedy choice in priority order; returns the chosen items, most important first."""
-        fixed = estimate_text(self.assemble(set())) + 4  # the loop in render_context trims any excess
+    def choose(self, budget: int, relevance: Mapping[str, Mapping[int, float]] | None, *,
+               compact: int | None = None) -> list[_Item]:
+        """Greedy choice in priority order; returns the chosen items, most important first.
+        ``compact``: the note level of :meth:`assemble_compact` (no markdown headings)."""
+        frame = self.assemble(set()) if compact is None else self.assemble_compact(set(), compact)
+        fixed = estimate_text(frame) + (4 if compact is None else 0)  # _fit trims any excess
         left = budget - fixed
         chosen: list[_Item] = []
 
@@ -304,7 +347,7 @@ class _Block:
             chosen.append(item)
             return True
 
-        for tier in (0, 1):
+        for tier in (0, 1) if compact is None else (0,):
             for rel, lines in self.lines.items():
                 for line in lines:
                     if line.tier == tier:
@@ -332,6 +375,41 @@ class _Block:
             take(("recall", "", i))
         _round_robin(later, take)
         return chosen
+
+    def pinned(self, items: Sequence[_Item]) -> int:
+        """How many of ``items`` are pinned file lines."""
+        return sum(1 for kind, rel, index in items
+                   if kind == "file" and self.lines[rel][index].tier == 0)
+
+    def assemble_compact(self, kept: set[_Item], level: int = 0) -> str:
+        """One header, the kept items (file lines in file order, then questions, pending
+        entries oldest first, recalled turns) and one note of the cut: at ``level`` 0 it counts
+        every cut and names the files to see, at 1 it counts, at 2 and 3 it is a ``CUT_NOTES``."""
+        out, omitted, where = [COMPACT_HEADER], [0, 0, 0, 0], []
+        for rel, lines in self.lines.items():
+            content = [ln for ln in lines if ln.tier >= 0 and ln.text.strip()]
+            out += [ln.text for ln in content if ("file", rel, ln.index) in kept]
+            cut = sum(1 for ln in content if ("file", rel, ln.index) not in kept)
+            omitted[0] += cut
+            where += [rel] if cut else []
+        for slot, (kind, texts, order, path) in enumerate((
+                ("question", self.questions, 1, "memory/PENDING.md"),
+                ("pending", self.pending, -1, "memory/history.jsonl"),
+                ("recall", self.recalled, 1, ""))):
+            shown = [i for i in range(len(texts)) if (kind, "", i) in kept][::order]
+            out += [texts[i] for i in shown]
+            omitted[slot + 1] = len(texts) - len(shown)
+            where += [path] if path and len(shown) < len(texts) else []
+        nouns = (("line", "lines"), ("question", "questions"), ("history entry", "history entries"),
+                 ("recalled turn", "recalled turns"))
+        parts = [f"{n} {nouns[i][n != 1]}" for i, n in enumerate(omitted) if n]
+        if parts and level >= 2:
+            out.append(CUT_NOTES[level - 2])
+        elif parts:
+            counted = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+            see = f"; see {', '.join(where)}" if level == 0 and where else ""
+            out.append(f"… {counted} omitted to fit the budget{see}")
+        return "\n".join(out)
 
     def _cost(self, item: _Item) -> int:
         kind, rel, index = item
