@@ -35,9 +35,9 @@ or turns they left out. Lines listed in ``skip`` (the template's explanations wr
 people) never appear and are not counted as cut.
 
 **Below the headers.** The usage headers and notes of three files and a section cost about
-50–120 tokens. When that layout cannot hold every pinned line (or nothing of it fits at all),
-the compact layout is tried, and the one that keeps more pinned lines wins (a tie keeps the
-files' layout). The compact layout is one header, ``## Memory``, the lines chosen in the same
+50–120 tokens. When that layout cannot hold every pinned line and every line that matches the
+query (or nothing of it fits at all), the compact layout is tried, and the one that keeps more
+pinned lines, then more matching lines, wins (a tie keeps the files' layout). The compact layout is one header, ``## Memory``, the lines chosen in the same
 order of priority (without the markdown headings), and one note that counts every cut::
 
     ## Memory
@@ -179,15 +179,15 @@ def render_context(
             return full
     chosen = block.choose(budget_tokens, relevance)
     text = _fit(block.assemble, chosen, budget_tokens)
-    if text and block.pinned(chosen) == block.pinned(everything):
+    if text and block.standing(chosen, relevance) == block.standing(everything, relevance):
         return text
-    best, most = "", -1  # the compact layout: the note shortens only as far as the pins need
+    best, most = "", (-1, -1)  # the compact layout: the note shortens only as far as needed
     for level in range(4):
         compact = block.choose(budget_tokens, relevance, compact=level)
         small = _fit(lambda kept: block.assemble_compact(kept, level), compact, budget_tokens)
-        if small and block.pinned(compact) > most:
-            best, most = small, block.pinned(compact)
-    if text and block.pinned(chosen) >= most:
+        if small and block.standing(compact, relevance) > most:
+            best, most = small, block.standing(compact, relevance)
+    if text and block.standing(chosen, relevance) >= most:
         return text
     if best:
         return best
@@ -376,10 +376,17 @@ class _Block:
         _round_robin(later, take)
         return chosen
 
-    def pinned(self, items: Sequence[_Item]) -> int:
-        """How many of ``items`` are pinned file lines."""
-        return sum(1 for kind, rel, index in items
-                   if kind == "file" and self.lines[rel][index].tier == 0)
+    def standing(self, items: Sequence[_Item],
+                 relevance: Mapping[str, Mapping[int, float]] | None) -> tuple[int, int]:
+        """How many of ``items`` are pinned file lines, and how many match the query: what the
+        two layouts are compared by (the first two priorities)."""
+        pinned = matching = 0
+        for kind, rel, index in items:
+            if kind == "file" and self.lines[rel][index].tier == 0:
+                pinned += 1
+            elif kind == "file" and relevance and relevance.get(rel, {}).get(index, 0.0) > 0:
+                matching += 1
+        return pinned, matching
 
     def assemble_compact(self, kept: set[_Item], level: int = 0) -> str:
         """One header, the kept items (file lines in file order, then questions, pending
