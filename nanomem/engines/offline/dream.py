@@ -22,7 +22,7 @@ would make, so every edit still passes jsonschema and the gates.
   All calls go out in one reply.
 - next turn: ``finish`` (``updated`` if it proposed edits, else ``no_changes_needed``).
 
-A fact is a near-duplicate of an existing line when at least :data:`DUPLICATE_THRESHOLD` of its
+A fact is a near-duplicate of an existing line when at least :data:`nanomem.engines.offline.overlap.DUPLICATE_THRESHOLD` of its
 normalised tokens occur in the line (containment) and every distinctive token (number,
 identifier, capitalised name) of the fact occurs there too, so ``Contract KX-7731 ends in
 April`` is not a duplicate of ``Contract KX-7731 ends in March``.
@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from nanomem.text.redact import redact
 from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
+from nanomem.engines.offline.overlap import distinctive, is_duplicate, phrases, tokens
 from nanomem.engines.offline.room import plan_make_room, replace_line
 from nanomem.engines.offline.slots import (
     attributes_of,
@@ -73,7 +73,6 @@ from nanomem.vocab import (
     RAW_MARK,
     SKIP_MARK,
     SOUL_MD,
-    STOP_WORDS,
     USER_MD,
     PIN_MARK,
     find_hedge,
@@ -81,7 +80,6 @@ from nanomem.vocab import (
     is_pinned,
 )
 
-DUPLICATE_THRESHOLD = 0.8
 HEDGED_QUESTION = "The history says this with a hedge (maybe, I think…): is it so?"
 CORRECTION_THRESHOLD = 0.34
 SECTION_HEADINGS = ("## Facts", "## Behaviour", "## Behavior")
@@ -107,9 +105,7 @@ _LEAD_IN = re.compile(
     r"|(?:其实|另外)[，,：:]?|(?:不对|更正|纠正)(?:一下)?[，,：:]"
     r")+", _I)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s*$")  # "Dr. Lee": a name, not a sentence opening
 _DIGIT = re.compile(r"\d")
-_WORD = re.compile(r"[^\W_]+(?:[-.,:/'][^\W_]+)*")
 
 _SOUL = re.compile(
     r"\b(?:answer|answers|answering|reply|replies|respond|responses?|speak|tone|formal|informal|"
@@ -379,84 +375,6 @@ def topic_tags(text: str, *, correction: bool) -> frozenset[str]:
     """
     body = LINE_PREFIX.sub("", _COMMENT.sub(" ", text), count=1)
     return frozenset("@" + topic for topic in topics_of(body, correction=correction))
-
-
-@lru_cache(maxsize=8192)
-def tokens(text: str) -> frozenset[str]:
-    """Normalised content tokens: casefolded words without stop words or a plural ``s``, and
-    CJK character pairs.
-
-    >>> sorted(tokens("- The user lives in Lisbon <!-- permanent -->"))
-    ['lisbon', 'live']
-    """
-    text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text)).casefold()
-    out: set[str] = set()
-    for run in CJK_RUN.findall(text):
-        out.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
-    for word in _WORD.findall(CJK_RUN.sub(" ", text)):
-        word = word.replace(",", "") if _DIGIT.search(word) else word
-        if word in STOP_WORDS:
-            continue
-        out.add(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
-    return frozenset(out)
-
-
-@lru_cache(maxsize=8192)
-def phrases(text: str) -> frozenset[str]:
-    """Two-word phrases of adjacent content words, and for Chinese four-character runs: a
-    phrase shared by a correction and a line names the same subject ("the staging server").
-
-    >>> sorted(phrases("We moved the staging server to Frankfurt."))
-    ['staging server']
-    >>> "会议时间" in phrases("周会的会议时间改到周四")
-    True
-    """
-    text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text)).casefold()
-    out: set[str] = set()
-    for run in CJK_RUN.findall(text):
-        out.update(run[i:i + 4] for i in range(len(run) - 3))
-    words = []
-    for word in _WORD.findall(CJK_RUN.sub(" , ", text)):
-        if word in STOP_WORDS or _DIGIT.search(word):
-            words.append("")  # a stop word or a value breaks the phrase
-            continue
-        words.append(word[:-1] if word.endswith("s") and len(word) > 3 and word.isalpha() else word)
-    out.update(f"{a} {b}" for a, b in zip(words, words[1:]) if a and b)
-    return frozenset(out)
-
-
-@lru_cache(maxsize=8192)
-def distinctive(text: str) -> frozenset[str]:
-    """Numbers, identifiers and capitalised names (not opening a sentence), casefolded.
-
-    >>> sorted(distinctive("Contract KX-7731 with Ana ends in March"))
-    ['ana', 'kx-7731', 'march']
-    >>> sorted(distinctive("My vet is Dr. Lee."))
-    ['dr', 'lee']
-    """
-    text = unicodedata.normalize("NFKC", _COMMENT.sub(" ", text))
-    text = re.sub(r"^\s*[-*+]\s+", "", text)
-    out: set[str] = set()
-    for match in _WORD.finditer(text):
-        word = match.group(0)
-        before = text[:match.start()]
-        opening = match.start() == 0 or (re.search(r"[.!?:]\s*$", before) and not _TITLE.search(before))
-        if _DIGIT.search(word):
-            out.add(word.replace(",", "").casefold())
-        elif word[:1].isupper() and not opening and word.casefold() not in STOP_WORDS:
-            out.add(word.casefold())
-    return frozenset(out)
-
-
-def is_duplicate(fact: str, line: str) -> bool:
-    """Whether ``line`` already says ``fact`` (containment over normalised tokens)."""
-    mine = tokens(fact)
-    if not mine:
-        return True  # nothing but stop words: nothing worth adding
-    theirs = tokens(line)
-    if len(mine & theirs) / len(mine) < DUPLICATE_THRESHOLD:
-        return False
-    return distinctive(fact) <= (distinctive(line) | theirs)
 
 
 def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str] | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from nanomem.engines.offline.sentences import has_name, split_sentences
+from nanomem.engines.offline.tense import is_narrative
 from nanomem.engines.offline.shapes import (
     is_note_fragment,
     is_occasion_anecdote,
@@ -347,23 +348,6 @@ _ASKED_PREFERENCE = _rx(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b", 
 _NUMBER = re.compile(r"\d")
 _QUESTION = re.compile(r"[?？]\s*$")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|we|we're|we’re|our|us)\b", _I)
-# The past: a regular -ed form, the irregular past forms (a closed class of English verbs; the
-# common ones), or a time adverbial of the past ("yesterday", "last week", "ago", "back in 2009")
-# whatever the verb (round 5: "stole", "sent" were missing, and a list is never complete).
-_PAST_EN = re.compile(
-    r"\b(?:was|were|got|had|did|saw|went|came|took|made|ate|broke|lost|found|bought|sold|met|"
-    r"ran|fell|left|told|forgot|spent|woke|slept|sent|lent|bent|built|burnt|dealt|felt|kept|meant|"
-    r"slid|spilt|stole|drove|rode|wrote|spoke|chose|froze|shook|threw|flew|grew|knew|drew|blew|"
-    r"began|sang|rang|swam|drank|sank|stank|stung|swung|hung|caught|taught|brought|thought|fought|"
-    r"sought|wore|tore|swore|hid|dug|stuck|struck|sat|stood|paid|said|heard|"
-    r"held|gave|forgave|became|overslept|\w{3,}ed|yesterday|ago|last (?:night|week|month|year|"
-    r"summer|winter|spring|autumn|weekend|time|" + _WEEKDAY + r")|back in \d{4})\b", _I)
-_AHEAD_EN = re.compile(
-    r"\b(?:will|shall|going to|gonna|need to|have to|has to|must|should|remind|tomorrow|tonight|"
-    r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are)\b|'ll\b|'m\b|'re\b|"
-    r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
-_PAST_ZH = re.compile(r"了|过(?!敏)|昨天|刚才")
-_AHEAD_ZH = re.compile(r"要|会(?!议|计|员|场)|得|需要|明天|后天|今晚|待会|一会|稍后|下周|提醒|记得|别忘|截止|之前|\d")
 def classify_sentence(sentence: str) -> str | None:
     """The mark of a decisive sentence, or ``None`` for small talk and noise (pure).
 
@@ -549,23 +533,6 @@ def is_anecdote_of_today(sentence: str) -> bool:
             or has_name(sentence) or _TRANSACTION.search(sentence)):
         return False  # a value, or a booking whose result lasts ("订了今晚的餐厅")
     return bool(_EARLIER_TODAY.search(sentence)) or is_narrative(_THIS_DAY.sub(" ", sentence))
-
-
-def is_narrative(sentence: str) -> bool:
-    """Whether a sentence only tells of something that already happened (pure): a past-tense
-    verb and nothing that points ahead. Such a sentence is not a reminder even when it says
-    "today"; it stays decisive only through other signals (a number, a decision, ...).
-
-    >>> is_narrative("The printer jammed twice today."), is_narrative("I booked a table for tonight.")
-    (True, False)
-    >>> is_narrative("The call is scheduled for today.")
-    False
-    >>> is_narrative("今天电梯坏了，只好走楼梯。"), is_narrative("今天要交报告了。")
-    (True, False)
-    """
-    if HAN_CHAR.search(sentence):
-        return bool(_PAST_ZH.search(sentence)) and not _AHEAD_ZH.search(sentence)
-    return bool(_PAST_EN.search(sentence)) and not _AHEAD_EN.search(sentence)
 
 
 def _long_enough(sentence: str) -> bool:
