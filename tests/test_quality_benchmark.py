@@ -222,7 +222,7 @@ def test_load_conversations_splits_shipped_set_into_dev_and_heldout() -> None:
         "en-family", "en-freelance", "en-ops", "en-restaurant", "en-thesis", "zh-family", "zh-startup",
         "en-gamedev", "en-nurse", "zh-photographer", "en-teacher", "en-landlord", "zh-marathon",
         "en-beekeeper", "en-cellist", "en-sailor", "zh-tea", "en-haulier", "en-agility", "zh-renovation",
-        "en-surveyor", "en-allotment", "zh-wedding",
+        "en-surveyor", "en-allotment", "zh-wedding", "en-farrier", "en-bookbinder", "zh-translator",
     }
     assert {c.id for c in dev} == analysed
     assert not analysed & {c.id for c in heldout}

@@ -55,6 +55,7 @@ from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
 from nanomem.engines.offline.overlap import distinctive, is_duplicate, phrases, tokens
+from nanomem.engines.offline.reslot import implied_correction
 from nanomem.engines.offline.room import plan_make_room, replace_line
 from nanomem.engines.offline.slots import (
     attributes_of,
@@ -216,11 +217,16 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         return room is not None
 
     for fact in parse_facts(task.batch, default_day=today.isoformat()):
-        if fact.mark != "correction" or is_junk(fact.text):
+        view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
+        # round 8: a plain fact that sets a slot in memory anew is a correction, whatever its words
+        implied = None
+        if fact.mark == "durable" and not is_junk(fact.text) and not any(
+                is_duplicate(fact.text, line) for text in view.values() for line in _bullets(text)):
+            implied = implied_correction(fact.text, view)  # a fact already in memory sets nothing anew
+        if (fact.mark != "correction" and implied is None) or is_junk(fact.text):
             add(fact)
             continue
-        view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
-        target = find_corrected(fact.text, view)
+        target = implied or find_corrected(fact.text, view)
         if target is not None and is_pinned(target[1]) and target[1] in files.get(target[0], ""):
             ask = _ask_call(target[0], files[target[0]], target[1], fact)  # the pins gate asks it
             edits += [ask] if ask else []

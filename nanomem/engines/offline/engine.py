@@ -56,9 +56,13 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[s
     for text, day in texts:
         lead: list[str] = []  # sentences before that announced a change without giving the new value
         previous = ""
-        for sentence in split_sentences(_FENCE.sub("\n", text)):
+        sentences = split_sentences(_FENCE.sub("\n", text))
+        for n, sentence in enumerate(sentences):
             if (is_greeting(previous) and is_bare_name(sentence)) or (previous and is_bare_condition(sentence)):
                 sentence = f"{previous} {sentence}"  # "Evening. Rhona Calloway.", "Wasps are a worry. Allergic."
+            elif n == 0 and len(sentences) > 1 and is_bare_name(sentence):
+                facts.append(("permanent", f"{sentence} {sentences[1]}", day))  # round 8: "Alec Ashdown. Farrier, Cumbria."
+                seen.add(facts[-1][1])
             previous = sentence
             sentence = fact_part(sentence)
             if not sentence:

@@ -16,6 +16,16 @@ import re
 
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.tense import is_narrative
+from nanomem.engines.offline.terse import (
+    is_day_anecdote,
+    is_conditional_instruction,
+    is_label_note,
+    is_naming,
+    is_output_note,
+    is_pasted,
+    reports_speech,
+    without_quotes,
+)
 from nanomem.engines.offline.shapes import (
     is_note_fragment,
     is_occasion_anecdote,
@@ -131,14 +141,16 @@ _THIS_DAY = _rx(r"\bthis (?:morning|afternoon|evening)\b", r"\bearlier today\b",
 # with a verb of making ("Draft a reply to them", "Make next week's rota", "帮我排一下训练").
 _TASK = _rx(
     r"^\W*(?:(?:ok(?:ay)?|so|now|and|right|great|then|please|also)[\s,]+)*(?:please\s+)?"
-    r"(?:draft|write up|make|create|prepare|plan|list|summari[sz]e|translate|compose|calculate|"
+    r"(?:(?:could|can|would|will) you (?:please )?)?(?:draft|write up|make|create|prepare|plan|list|summari[sz]e|translate|compose|calculate|"
     r"work out|figure out|compare|look up|put together|draw up|come up with|sketch|outline)\b",
     # round 7: a sum or a conversion of a given quantity ("Convert 3.2 chains to metres")
     r"^\W*(?:(?:ok(?:ay)?|so|now|and|right|quick(?:ly)?|please)[\s,]+)*(?:please\s+)?"
-    r"(?:convert|add up|tot up|total up|tally|multiply|divide|round|estimate|work out)\b[^.!?]{0,30}\d",
-    r"^\W*(?:(?:好的?|那|嗯|对了)[，,]?)?(?:请)?(?:帮我|帮忙|给我)(?!记|提醒|留意|盯|备注)"
-    r"(?:排|列|写|做|算|查|找|翻译|整理|规划|安排|起草|拟|想|出|准备|总结|对比|比较|弄|搞)",
+    r"(?:(?:could|can|would|will) you (?:please )?)?(?:convert|add up|tot up|total up|tally|multiply|divide|round|estimate|work out)\b[^.!?]{0,30}\d",
+    r"^\W*(?:(?:好的?|那|嗯|对了)[，,]?)?(?:请)?(?:帮我|帮忙|给我)(?:把[^，,。]{1,12}?)?(?!记|提醒|留意|盯|备注)"
+    r"(?:排|列|写|做|算|查|找|翻译|译成|整理|规划|安排|起草|拟|想|出|准备|总结|对比|比较|弄|搞)",
 )
+_SUM = re.compile(r"^\W*(?:(?:could|can|would|will) you (?:please )?)?(?:convert|work out|add up|tot up|total up)\b"
+                  r"[^.!?]{0,30}\d", _I)
 # What makes a request last or ask to be kept: "always", "from now on", "remember", 以后, 记住.
 _STANDING = _rx(
     r"\b(?:always|never|every|each time|whenever|from now on|in future|going forward|by default|"
@@ -360,8 +372,10 @@ def classify_sentence(sentence: str) -> str | None:
     >>> classify_sentence("The grant report is due on June 3."), classify_sentence("It is due tomorrow.")
     ('durable', 'ephemeral')
     """
-    if len(sentence) > MAX_FACT_CHARS or holds_template_slot(sentence):
-        return None  # pasted material; a draft with an unfilled slot ("Dear {{name}}")
+    if len(sentence) > MAX_FACT_CHARS or holds_template_slot(sentence) or is_pasted(sentence):
+        return None  # pasted material; a draft with an unfilled slot ("Dear {{name}}"); round 8: a forward, a lyric
+    if without_quotes(sentence) != sentence and not reports_speech(sentence):
+        return classify_sentence(without_quotes(sentence))  # round 8: a quotation is no cue of its own
     style = is_style_request(sentence)
     if not style and (is_filler(sentence) or is_task_request(sentence)):
         return None  # social talk, a sign-off, a bare plan; a task done in the conversation
@@ -373,7 +387,8 @@ def classify_sentence(sentence: str) -> str | None:
             or _KEEPING_REQUEST.search(sentence)):
         return None  # a question asks for an answer, unless it asks for a way of answering
     # round 6: one past occasion ("Once sat in a queue at J12 for an hour") tells a story
-    occasion = is_occasion_anecdote(sentence, is_narrative(without_numbers(story_body(sentence)))) and not (
+    past_story = is_narrative(without_numbers(story_body(sentence)))
+    occasion = (is_occasion_anecdote(sentence, past_story) or is_day_anecdote(sentence, past_story)) and not (
         _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
     narrative = (is_narrative(sentence) or occasion) and not _MILESTONE.search(sentence)
     named = has_name(sentence)
@@ -392,7 +407,7 @@ def classify_sentence(sentence: str) -> str | None:
     decided = any(_DECISION.search(c) and not _RELATIVE.search(c) and not _RELATIVE.search("".join(clauses[:i]))
                   for i, c in enumerate(clauses))
     near_term = (
-        not narrative and not starting and not standing and not decided
+        not style and not narrative and not starting and not standing and not decided
         and bool(relative or (_DUE.search(sentence) and not dated))
     )
     year_story = occasion or is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (
@@ -407,7 +422,7 @@ def classify_sentence(sentence: str) -> str | None:
         or dated
         or bool(_RECURRING.search(sentence))
         or (bool(_NUMBER.search(sentence)) and _long_enough(sentence) and not year_story)
-        or standing or is_note_fragment(sentence) or bool(_VENUE.search(sentence) and has_name(sentence))
+        or standing or is_note_fragment(sentence) or is_label_note(sentence) or is_naming(sentence) or bool(_VENUE.search(sentence) and has_name(sentence))
         or (named and not narrative and bool(_FIRST_PERSON.search(sentence)) and _long_enough(sentence))
         or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
     )
@@ -473,6 +488,10 @@ def is_style_request(sentence: str) -> bool:
     >>> is_style_request("解释的时候用英文单词。"), is_style_request("语气轻松一点。")
     (True, True)
     """
+    if _SUM.search(sentence):
+        return False  # round 8: "Could you work out how much 3 yards is in cm?": a sum asked once, not a form
+    if is_output_note(sentence) or is_conditional_instruction(sentence):
+        return True  # round 8: "Replies short.", "When you quote a price, round it up."
     if HAN_CHAR.search(sentence):
         return bool(_STYLE_ZH.search(sentence) and _DIRECTIVE_ZH.search(sentence))
     # round 6: a terse speaker leaves out the verb ("Three lines max per answer.", "Loads in tonnes."):

@@ -258,6 +258,21 @@ def _spans(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def value_spans(text: str) -> list[tuple[str, str, int, int]]:
+    """``(kind, normalised, start, end)`` of every value of the NFKC-normalised ``text``, with the
+    masking of :func:`values_of` (round 8: where a value stands, for the words around it).
+
+    >>> value_spans("Show on 9 August")
+    [('date', '8-9', 8, 16)]
+    """
+    text = unicodedata.normalize("NFKC", text)
+    out: list[tuple[str, str, int, int]] = []
+    for kind, rx in _VALUE_RX:
+        out.extend((kind, _normal(kind, m), m.start(), m.end()) for m in rx.finditer(text))
+        text = rx.sub(lambda m: " " * len(m.group(0)), text)
+    return out
+
+
 def attributes_of(text: str) -> frozenset[str]:
     """The attribute families a text speaks of.
 

@@ -1,0 +1,124 @@
+"""A plain fact that sets a slot already in memory with another value is a correction, whatever
+its words (pure; round-8 study).
+
+Four blind rounds showed that a correction is often told with no cue the consolidator knows
+("the booking form came back and the deposit on it is £415", "Cartmel show's 16 August",
+合同上写的交稿日期是11月30日): the sentence is kept as a plain ``durable`` fact and the old line
+stays beside it. The mechanism here needs no cue phrase. A fact re-sets a line when
+
+- they speak of the same thing: a content word they share (``deposit``, ``guild``, 交稿), or
+  the same unit after a number (``40 pairs`` / ``55 pairs``, ``9万字`` / ``12万字``);
+- the line holds a value of one kind (a date, a time, a weekday, or an amount of one unit) that
+  the fact gives anew, and every value of that kind in the line is either absent from the fact
+  or denied there ("isn't the first Monday at all", 不是之前说的11月15日).
+
+A pinned or permanent line is never chosen this way (those change only through an explicit
+correction and its gates), nor a line that shares only a value word.
+
+>>> implied_correction("The deposit on the form is £415.", {"USER.md": "- The deposit's £260."})
+('USER.md', "- The deposit's £260.")
+>>> implied_correction("Tom left on Wednesday and phoned last night to say he would join the guild.", {"M": "- The guild meets on the first Monday."}) is None
+True
+>>> implied_correction("The deposit for the hall is £260 too.", {"USER.md": "- The deposit's £260."}) is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+
+from nanomem.engines.offline.overlap import tokens
+from nanomem.engines.offline.slots import value_spans
+from nanomem.vocab import HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_permanent, is_pinned
+
+_BULLET = re.compile(r"^\s*[-*+]\s+\S")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_KINDS = ("date", "time", "weekday")  # the value kinds a slot is set by, beside amounts
+# An amount: a currency sign before a number, or the unit word (or two Han characters) after it.
+_MEASURE = re.compile(
+    r"(?P<sign>[£$€¥])\s?(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"|(?<![\d.,])(?!(?:19|20)\d\d\b)(?P<n2>\d+(?:,\d{3})*(?:\.\d+)?)(?: ?(?P<unit>[A-Za-z]{3,})\b|(?P<han>[\u4e00-\u9fff]{1,2}))")
+_NEGATION = re.compile(r"\b(?:not|isn't|isn’t|wasn't|wasn’t|aren't|no longer|never)\b|不是|不算|并非|而非", re.I)
+_NEAR = 32  # characters between a negation and the value it denies
+_NEAR_WORDS, _NEAR_HAN = 28, 8  # characters either side of a value in which its topic word stands
+_NOT_TOPICS = frozenset(w.casefold() for w in (*WEEKDAYS, *MONTHS)) | frozenset(
+    "now new old first second third fourth last next one two three four five six seven eight nine ten "
+    "day week month year time today tomorrow morning evening night weekend".split())
+
+
+def implied_correction(fact: str, files: Mapping[str, str]) -> tuple[str, str] | None:
+    """``(path, line)`` of the bullet that a plain fact sets anew, or None (see the module doc)."""
+    mine = _slots(fact)
+    if not mine:
+        return None
+    best: tuple[int, str, str] | None = None
+    for rel, text in files.items():
+        for line in text.splitlines():
+            if not _BULLET.match(line) or is_pinned(line) or is_permanent(line):
+                continue
+            theirs = _slots(_COMMENT.sub("", line))
+            for kind in mine.keys() & theirs.keys():
+                (new, near_new), (old, near_old) = mine[kind], theirs[kind]
+                shared = near_new & near_old
+                by_unit = not kind.startswith("@") and kind not in "£$€¥"  # "40 pairs" / "55 pairs"
+                if not (shared or by_unit) or not (new - old):
+                    continue  # not the same thing, or the fact gives no value the line lacks
+                if not all(value not in new or _denied(fact, value) for value in old):
+                    continue  # the fact repeats the line's value: an addition, not a correction
+                if best is None or len(shared) + 1 > best[0]:
+                    best = (len(shared) + 1, rel, line)
+    return None if best is None else (best[1], best[2])
+
+
+def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """``{kind: (values, topic words near them)}``; kinds ``@date``, ``@time``, ``@weekday`` and
+    one per unit of an amount (``£``, ``pair``, ``万字``)."""
+    text = unicodedata.normalize("NFKC", text)
+    found: dict[str, tuple[set[str], set[str]]] = {}
+
+    def note(kind: str, value: str, start: int, end: int) -> None:
+        values, near = found.setdefault(kind, (set(), set()))
+        values.add(value)
+        reach = _NEAR_HAN if HAN_CHAR.search(text) else _NEAR_WORDS
+        near.update(_topic_words(text[max(0, start - reach):end + reach]))
+
+    for kind, value, start, end in value_spans(text):
+        if kind in _KINDS:
+            note("@" + kind, value, start, end)
+    for m in _MEASURE.finditer(text):
+        unit = m.group("sign") or (m.group("unit") or m.group("han")).casefold()
+        unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
+        if unit not in _NOT_TOPICS and unit not in STOP_WORDS:
+            note(unit, (m.group("n1") or m.group("n2")).replace(",", ""), m.start(), m.end())
+    return {kind: (frozenset(v), frozenset(n) - {kind}) for kind, (v, n) in found.items()}
+
+
+def _denied(fact: str, value: str) -> bool:
+    """Whether the fact denies ``value`` (a negation shortly before a mention of it)."""
+    for spot in _mentions(fact, value):
+        if _NEGATION.search(fact[max(0, spot - _NEAR):spot]):
+            return True
+    return False
+
+
+def _mentions(fact: str, value: str) -> list[int]:
+    text = unicodedata.normalize("NFKC", fact)
+    if "-" in value and value.replace("-", "").isdigit():  # a normalised date "11-15": find its day
+        month, day = value.split("-")
+        found = [m.start() for m in re.finditer(rf"(?<!\d){int(month)}月{int(day)}[日号]?", text)]
+        month_name = MONTHS[int(month) - 1] if 0 < int(month) <= 12 else ""
+        found += [m.start() for m in re.finditer(rf"\b{int(day)}(?:st|nd|rd|th)?\b(?! ?[:h]\d)", text)
+                  if not month_name or month_name[:3].casefold() in text.casefold()]
+        return found
+    return [m.start() for m in re.finditer(re.escape(value), text, re.I)]
+
+
+def _topic_words(text: str) -> frozenset[str]:
+    """Content words (no value, no stop word, a plural ``s`` dropped) and Han character pairs."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    words = {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in re.findall(r"[a-z]{3,}", text)
+             if w not in _NOT_TOPICS}
+    pairs = {t for t in tokens(text) if re.fullmatch(r"[\u4e00-\u9fff]{2}", t)}
+    return frozenset(w for w in words if w not in STOP_WORDS and w not in _NOT_TOPICS) | pairs
