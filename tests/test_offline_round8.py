@@ -176,3 +176,34 @@ def test_quoted_or_pasted_material_a_sum_or_a_days_story_is_no_fact(sentence: st
 
 def test_reported_speech_is_still_judged_with_its_quotation() -> None:
     assert classify_sentence("My brother said 'the reunion is on 4 May at the Swan'.") is not None
+
+
+# --- a bare amount after an announcement, a length after a request, names in Chinese ---------
+
+def test_a_bare_amount_after_an_announcement_corrects_the_same_unit(setup: Setup) -> None:
+    seed(setup, memory=MEMORY + "- Standing order 30 loaves a week, mostly sourdough.\n- Flour from Gilchrist's.\n")
+    assert extract_facts(["Scratch that on the bread. 45 loaves. The café wants more."]) == [
+        ("correction", "Scratch that on the bread. 45 loaves.")]
+    dream_message(setup, "Scratch that on the bread. 45 loaves. The café wants more.")
+    memory = setup.read("memory/MEMORY.md")
+    assert "45 loaves" in memory and "30 loaves" not in memory and "Gilchrist" in memory
+
+
+def test_a_length_after_a_style_request_joins_it() -> None:
+    assert extract_facts(["Replies brief. Ten words if it fits."]) == [
+        ("durable", "Replies brief. Ten words if it fits.")]
+    assert extract_facts(["Replies brief. Ten dogs if it fits."]) == [("durable", "Replies brief.")]
+
+
+@pytest.mark.parametrize("sentence", [
+    "还好我去年考过IELTS，分数也够。",
+    "上周读完了《长安的荔枝》，挺好看的。",
+])
+def test_a_latin_name_or_a_title_in_a_chinese_sentence_is_a_value(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"
+
+
+def test_a_title_denied_in_chinese_is_the_old_value_of_its_slot() -> None:
+    line = "- 剧本暂名《山那边》，导演还没定。"
+    fact = "制片人跟我说了：片名定的是《远山》，不是《山那边》。"
+    assert implied_correction(fact, {"USER.md": line}) == ("USER.md", line)

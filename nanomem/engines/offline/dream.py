@@ -226,7 +226,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         if (fact.mark != "correction" and implied is None) or is_junk(fact.text):
             add(fact)
             continue
-        target = implied or find_corrected(fact.text, view)
+        target = implied or find_corrected(fact.text, view) or implied_correction(fact.text, view)
         if target is not None and is_pinned(target[1]) and target[1] in files.get(target[0], ""):
             ask = _ask_call(target[0], files[target[0]], target[1], fact)  # the pins gate asks it
             edits += [ask] if ask else []

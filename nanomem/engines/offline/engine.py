@@ -32,8 +32,10 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     classify_sentence,
     fact_part,
     is_narrative,
+    is_style_request,
 )
 from nanomem.engines.offline.sentences import has_name, split_sentences
+from nanomem.engines.offline.terse import is_bare_amount, is_length_fragment
 from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_bare_name, is_bare_value, is_greeting
 from nanomem.store.sessions import content_text, message_time
 
@@ -55,6 +57,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[s
     seen: set[str] = set()
     for text, day in texts:
         lead: list[str] = []  # sentences before that announced a change without giving the new value
+        style_before, previous_kept = False, ""
         previous = ""
         sentences = split_sentences(_FENCE.sub("\n", text))
         for n, sentence in enumerate(sentences):
@@ -68,9 +71,15 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[s
             if not sentence:
                 continue
             mark = classify_sentence(sentence)
-            if lead and (mark in ("durable", "permanent", "correction") or (mark is None and is_bare_value(sentence))):
+            if mark is None and style_before and is_length_fragment(sentence):
+                mark, sentence = "durable", f"{previous_kept} {sentence}"  # round 8: "Answers short. Three words if that does it."
+                if facts and facts[-1][1] == previous_kept:
+                    facts.pop()  # the request is kept once, with its length
+            style_before, previous_kept = mark is not None and is_style_request(sentence), sentence
+            if lead and (mark in ("durable", "permanent", "correction")
+                         or (mark is None and (is_bare_value(sentence) or is_bare_amount(sentence)))):
                 mark = "correction"  # "They reissued my badge. The number is now B-12."
-                if is_bare_value(sentence) or any(denied_value(s) for s in lead):
+                if is_bare_value(sentence) or is_bare_amount(sentence) or any(denied_value(s) for s in lead):
                     sentence = " ".join([*lead, sentence])  # round 7: "The quote was wrong. It's 3,140."
             lead = [*lead, sentence] if mark is None and announces_change(sentence) else []
             if mark is not None and sentence not in seen:

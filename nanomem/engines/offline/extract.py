@@ -418,7 +418,7 @@ def classify_sentence(sentence: str) -> str | None:
         or bool(_DECISION.search(sentence))
         or bool(_NAMED.search(sentence))
         or bool(_PLACE.search(sentence))
-        or bool(_IDENTIFIER.search(sentence))
+        or bool(_IDENTIFIER.search(sentence)) or (bool(HAN_CHAR.search(sentence)) and named)  # round 8: 《书名》, CATTI
         or dated
         or bool(_RECURRING.search(sentence))
         or (bool(_NUMBER.search(sentence)) and _long_enough(sentence) and not year_story)

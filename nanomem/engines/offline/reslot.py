@@ -87,6 +87,8 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     for kind, value, start, end in value_spans(text):
         if kind in _KINDS:
             note("@" + kind, value, start, end)
+    for m in re.finditer(r"《([^》]+)》", text):
+        note("@title", m.group(1), m.start(), m.end())  # a title in 《》 (a book, a film)
     for m in _MEASURE.finditer(text):
         unit = m.group("sign") or (m.group("unit") or m.group("han")).casefold()
         unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit

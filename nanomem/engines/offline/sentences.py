@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from nanomem.vocab import HAN_CHAR
+
 __all__ = ["has_name", "split_sentences"]
 
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|\n+")
@@ -49,12 +51,19 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+_HAN_NAMED = re.compile(r"《[^》]+》|(?<![A-Za-z])[A-Z]{2,}[A-Za-z]*(?![A-Za-z])|(?<![A-Za-z])[A-Z][a-z]+[A-Z]\w*")
+
+
 def has_name(sentence: str) -> bool:
     """Whether a sentence holds a capitalised name that does not open it or a clause (pure).
 
     >>> has_name("Our wiki runs on Confluence."), has_name("Sounds good. I agree.")
     (True, False)
+    >>> has_name("我上个月考过JLPT一级。"), has_name("她在读《边城》。"), has_name("今天下雨了。")
+    (True, True, False)
     """
+    if HAN_CHAR.search(sentence) and _HAN_NAMED.search(sentence):
+        return True  # round 8: a title in 《》 or a Latin name ("考过CATTI二级") in a Chinese sentence
     for found in _CAPITALISED.finditer(sentence):
         before = sentence[:found.start()].rstrip()
         opening = not before or before[-1] in ".!?:;\"“("

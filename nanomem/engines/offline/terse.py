@@ -44,6 +44,10 @@ _PRONOUNS = frozenset("i you he she it we they me him her us them this that thes
 _CONDITION_ON_YOU = re.compile(r"^\W*(?:when|whenever|if|once|any time)\s+(?:you|you're|you’re)\b[^,;]{3,80}[,;]\s*"
                                r"(?:then\s+)?(?:please\s+)?(?P<verb>[a-z]+)\b", _I)
 _SECRET_SHAPE = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)(?=\S*[^\w\s])\S{6,}")
+_NUMBER_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|fifty|a hundred)"
+_AMOUNT_HEAD = re.compile(r"^\W*(?:£|\$|€)?" + _NUMBER_WORD + r"\b", _I)
+_LENGTH = re.compile(r"^\W*(?:max(?:imum)?\s+|at most\s+|under\s+)?" + _NUMBER_WORD +
+                     r"\s+(?:words?|lines?|sentences?|paragraphs?|bullets?|characters?)\b", _I)
 _PAST_DAY = re.compile(r"\b(?:yesterday|last night|the other day|the day before yesterday)\b|昨天|前天", _I)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|my|we|our|us|me)\b|我", _I)
 _ZH_REQUEST = re.compile(r"请|尽量|麻烦")
@@ -127,6 +131,27 @@ def is_day_anecdote(sentence: str, narrative: bool) -> bool:
     (False, False)
     """
     return narrative and bool(_PAST_DAY.search(sentence)) and not _FIRST_PERSON.search(sentence)
+
+
+def is_bare_amount(sentence: str) -> bool:
+    """Whether a sentence is only an amount ("55 boxes.", "Twelve crates."): the new value after
+    an announcement of change ("Scratch that on the order. 55 boxes.").
+
+    >>> is_bare_amount("55 boxes."), is_bare_amount("Twelve crates."), is_bare_amount("55 boxes went missing.")
+    (True, True, False)
+    """
+    words = re.findall(r"[\w'’-]+", sentence)
+    return 1 < len(words) <= 3 and bool(_AMOUNT_HEAD.match(sentence)) and is_verbless(sentence) and not is_narrative(sentence)
+
+
+def is_length_fragment(sentence: str) -> bool:
+    """Whether a fragment gives a length in words, lines or sentences ("Two lines if it fits."):
+    after a style request in the same message it belongs to that request.
+
+    >>> is_length_fragment("Two lines if it fits."), is_length_fragment("Two dogs if it fits.")
+    (True, False)
+    """
+    return len(sentence.split()) <= 7 and bool(_LENGTH.match(sentence))
 
 
 def is_pasted(sentence: str) -> bool:
