@@ -207,3 +207,11 @@ def test_a_title_denied_in_chinese_is_the_old_value_of_its_slot() -> None:
     line = "- 剧本暂名《山那边》，导演还没定。"
     fact = "制片人跟我说了：片名定的是《远山》，不是《山那边》。"
     assert implied_correction(fact, {"USER.md": line}) == ("USER.md", line)
+
+
+@pytest.mark.parametrize("fact, line", [
+    ("Mum had the scan last Tuesday, all clear.", "- mum fell in the garden on Wednesday"),  # two past events
+    ("The optician signed him off on Tuesday.", "- I'll take him on Thursdays, my brother does Mondays"),  # a pronoun
+])
+def test_a_past_event_or_a_shared_pronoun_sets_no_slot(fact: str, line: str) -> None:
+    assert implied_correction(fact, {"USER.md": line}) is None

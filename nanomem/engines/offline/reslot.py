@@ -12,7 +12,8 @@ stays beside it. The mechanism here needs no cue phrase. A fact re-sets a line w
   the fact gives anew, and every value of that kind in the line is either absent from the fact
   or denied there ("isn't the first Monday at all", 不是之前说的11月15日).
 
-A pinned or permanent line is never chosen this way (those change only through an explicit
+A past event sets no slot ("Dad had the surgery last Tuesday" never corrects "dad fell on
+Wednesday"), and a pinned or permanent line is never chosen this way (those change only through an explicit
 correction and its gates), nor a line that shares only a value word.
 
 >>> implied_correction("The deposit on the form is £415.", {"USER.md": "- The deposit's £260."})
@@ -31,6 +32,7 @@ from collections.abc import Mapping
 
 from nanomem.engines.offline.overlap import tokens
 from nanomem.engines.offline.slots import value_spans
+from nanomem.engines.offline.tense import is_narrative
 from nanomem.vocab import HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_permanent, is_pinned
 
 _BULLET = re.compile(r"^\s*[-*+]\s+\S")
@@ -45,18 +47,22 @@ _NEAR = 32  # characters between a negation and the value it denies
 _NEAR_WORDS, _NEAR_HAN = 28, 8  # characters either side of a value in which its topic word stands
 _NOT_TOPICS = frozenset(w.casefold() for w in (*WEEKDAYS, *MONTHS)) | frozenset(
     "now new old first second third fourth last next one two three four five six seven eight nine ten "
-    "day week month year time today tomorrow morning evening night weekend".split())
+    "day week month year time today tomorrow morning evening night weekend "
+    "him her them his hers its our ours your yours their theirs she they who what which this these those "
+    "there here also just very really still off".split())
 
 
 def implied_correction(fact: str, files: Mapping[str, str]) -> tuple[str, str] | None:
     """``(path, line)`` of the bullet that a plain fact sets anew, or None (see the module doc)."""
     mine = _slots(fact)
-    if not mine:
-        return None
+    if not mine or _past_event(fact):
+        return None  # a past event ("Dad had the surgery last Tuesday") sets no standing slot
     best: tuple[int, str, str] | None = None
     for rel, text in files.items():
         for line in text.splitlines():
             if not _BULLET.match(line) or is_pinned(line) or is_permanent(line):
+                continue
+            if _past_event(_COMMENT.sub("", line)):
                 continue
             theirs = _slots(_COMMENT.sub("", line))
             for kind in mine.keys() & theirs.keys():
@@ -95,6 +101,11 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         if unit not in _NOT_TOPICS and unit not in STOP_WORDS:
             note(unit, (m.group("n1") or m.group("n2")).replace(",", ""), m.start(), m.end())
     return {kind: (frozenset(v), frozenset(n) - {kind}) for kind, (v, n) in found.items()}
+
+
+def _past_event(text: str) -> bool:
+    """An English sentence that only tells of the past (the Chinese past test, any 了, is too coarse)."""
+    return not HAN_CHAR.search(text) and is_narrative(text)
 
 
 def _denied(fact: str, value: str) -> bool:
