@@ -7,42 +7,14 @@ benchmark conversation (docs/quality.md, "Round 8 (now dev)")."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from nanomem.engines.offline.dream import route_fact
 from nanomem.engines.offline.engine import OfflineEngine, extract_facts
 from nanomem.engines.offline.extract import classify_sentence, is_style_request
 from nanomem.engines.offline.reslot import implied_correction
-from tests.dream_fixtures import Setup, make_setup
-
-USER = "# User\n\n## Facts\n"
-MEMORY = "# Memory\n\n## Facts\n"
-
-
-@pytest.fixture
-def setup(workspace: Path) -> Setup:
-    return make_setup(workspace)
-
-
-def seed(setup: Setup, **files: str) -> None:
-    names = {"user": "USER.md", "memory": "memory/MEMORY.md"}
-    for key, text in files.items():
-        setup.write(names[key], text)
-    setup.store.commit_manual_if_dirty()
-
-
-def dream_message(setup: Setup, message: str) -> None:
-    """Consolidate one user message with the offline rules, then run the offline Dream on it."""
-    facts = extract_facts([message])
-    setup.history.append("\n".join(f"- [{mark}] {text}" for mark, text in facts))
-    result = setup.dream(OfflineEngine())
-    assert result.status in ("committed", "nothing", "no_changes"), result.reason
-
-
-def memory_text(setup: Setup) -> str:
-    return "".join(setup.read(rel) for rel in ("USER.md", "memory/MEMORY.md", "SOUL.md"))
+from tests.dream_fixtures import Setup
+from tests.test_offline_round7 import MEMORY, USER, dream_message, memory_text, seed, setup  # noqa: F401 (a fixture)
 
 
 # --- corrections by slot, with no cue phrase -------------------------------------------------
@@ -102,7 +74,8 @@ def test_a_pinned_or_permanent_line_is_never_reset_by_a_plain_fact() -> None:
 
 def test_a_fact_already_in_memory_sets_nothing_anew(setup: Setup) -> None:
     seed(setup, memory=MEMORY + "- The hire van deposit is £240.\n- The hire van deposit was £180 last year.\n")
-    dream_message(setup, "The hire van deposit is £240.")
+    setup.history.append("- [durable] The hire van deposit is £240.")
+    assert setup.dream(OfflineEngine()).status == "no_changes"
     memory = setup.read("memory/MEMORY.md")
     assert "£240" in memory and "£180 last year" in memory
 
