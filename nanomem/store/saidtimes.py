@@ -18,11 +18,6 @@ must not read the archive each time (:class:`SaidTimes`):
 
 An entry without a chunk tag, written before the archive existed, or whose chunk lies further
 back than the scan limit keeps its archiving time.
-
->>> parse_chunk_tag("5be0c1d2e3f4a5b6/12")
-'5be0c1d2e3f4a5b6'
->>> parse_chunk_tag(None) is None
-True
 """
 
 from __future__ import annotations
@@ -41,11 +36,6 @@ FIRST_WINDOW_BYTES = 64 * 1024
 SCAN_LIMIT_BYTES = 8 * 1024 * 1024  # one full segment
 
 _Place = tuple[str, str]  # (session key, chunk fingerprint)
-
-
-def parse_chunk_tag(tag: str | None) -> str | None:
-    """The chunk fingerprint of a history entry's ``chunk`` tag (``None`` when untagged)."""
-    return tag.split("/")[0] or None if tag else None
 
 
 def read_said_times(segments: Sequence[Path], wanted: Iterable[_Place],
@@ -78,13 +68,20 @@ class SaidTimes:
 
     def read(self, entries: Iterable[HistoryEntry]) -> dict[int, str]:
         """``{cursor: said_at}`` for the entries whose chunk is in the archive's tail."""
-        places = {entry.cursor: (entry.session_key, chunk) for entry in entries
-                  if entry.session_key is not None and (chunk := parse_chunk_tag(entry.chunk))}
-        missing = set(places.values()) - self._known.keys()
-        if missing:
-            self._look_up(missing)
-        return {cursor: self._known[place] for cursor, place in places.items()
-                if place in self._known}
+        known, said, missing = self._known, {}, set()
+        for entry in entries:  # on every prompt block: kept to plain dict look-ups
+            if entry.chunk and entry.session_key is not None:
+                place = (entry.session_key, entry.chunk.split("/")[0])
+                if place in known:
+                    said[entry.cursor] = known[place]
+                else:
+                    missing.add(place)
+        if not missing:
+            return said
+        self._look_up(missing)
+        return {entry.cursor: known[place] for entry in entries if entry.chunk and
+                entry.session_key is not None and
+                (place := (entry.session_key, entry.chunk.split("/")[0])) in known}
 
     def _look_up(self, missing: set[_Place]) -> None:
         segments = list_archive_segments(self.directory)
