@@ -2,10 +2,11 @@
 
 Three small pieces, so the logic is testable without a file-system observer:
 
-- :func:`classify_path` (pure) says what a changed path means: ``"memory"`` for the three
-  memory files, ``"history"`` for ``memory/history.jsonl``, ``None`` for everything else: the
-  git dir, atomic-write temp files, cursor files, locks, the audit, sessions. nanomem's own
-  bookkeeping therefore never triggers anything.
+- :func:`classify_path` (pure) says what a changed path means: ``"memory"`` for the files the
+  memory repository versions (the three memory files and ``memory/PENDING.md``), ``"history"``
+  for ``memory/history.jsonl``, ``None`` for everything else: the git dir, atomic-write temp
+  files, cursor files, locks, the audit, ``memory/MOVED.md``, sessions. nanomem's own
+  unversioned bookkeeping therefore never triggers anything.
 - :class:`WatchScheduler` (pure, times injected) decides when a debounced ``manual:`` commit
   is due and when Dream is due: every ``dream_interval_minutes``, or after
   ``dream_idle_minutes`` without new history, in both cases only while entries are pending.
@@ -33,7 +34,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from nanomem.errors import DreamError
-from nanomem.store.workspace import MEMORY_FILES, Workspace
+from nanomem.store.workspace import VERSIONED_FILES, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -41,18 +42,21 @@ Clock = Callable[[], float]
 
 
 def classify_path(workspace: Workspace, path: str | Path) -> str | None:
-    """``"memory"``, ``"history"`` or ``None`` (ignored) for a changed absolute path.
+    """``"memory"``, ``"history"`` or ``None`` (ignored) for a changed absolute path. A hand
+    edit of ``memory/PENDING.md`` is ``"memory"``: it is versioned with the memory files, so it
+    is committed as ``manual:`` like them.
 
     >>> ws = Workspace(Path("/w"))
     >>> [classify_path(ws, p) for p in ("/w/USER.md", "/w/memory/history.jsonl",
-    ...                                 "/w/memory/.cursor", "/w/.USER.md.x1.tmp", "/w/.git/index")]
-    ['memory', 'history', None, None, None]
+    ...                                 "/w/memory/.cursor", "/w/.USER.md.x1.tmp", "/w/.git/index",
+    ...                                 "/w/memory/PENDING.md")]
+    ['memory', 'history', None, None, None, 'memory']
     """
     try:
         rel = Path(path).absolute().relative_to(workspace.root).as_posix()
     except ValueError:
         return None
-    if rel in MEMORY_FILES:
+    if rel in VERSIONED_FILES:
         return "memory"
     if rel == "memory/history.jsonl":
         return "history"

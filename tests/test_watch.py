@@ -52,7 +52,9 @@ def _wait_until(predicate, timeout: float = 15.0) -> bool:
         ("SOUL.md", "memory"),
         ("USER.md", "memory"),
         ("memory/MEMORY.md", "memory"),
+        ("memory/PENDING.md", "memory"),  # versioned with the memory files: a hand edit counts
         ("memory/history.jsonl", "history"),
+        ("memory/MOVED.md", None),
         ("memory/.cursor", None),
         ("memory/.dream_cursor", None),
         ("memory/dream-audit.jsonl", None),
@@ -145,6 +147,21 @@ def test_watcher_step_commits_hand_edits_after_the_debounce(memory: Memory) -> N
     fake.now += 0.3
     assert watcher.step() == ["commit"]
     assert _subjects(memory)[0] == "manual: USER.md"
+
+
+def test_watcher_step_commits_a_hand_edit_of_the_pending_questions(memory: Memory) -> None:
+    fake = FakeTime()
+    watcher = Watcher(memory, clock=fake)
+    fake.now += 1
+    watcher.step()  # the start-up check: nothing to commit yet
+    pending = memory.workspace.path("memory/PENDING.md")
+    pending.write_text("# Pending questions\n\nNone open; I cleared them by hand.\n", "utf-8")
+    watcher.on_path(str(pending))
+
+    fake.now += 0.3
+    assert watcher.step() == ["commit"]
+    assert _subjects(memory)[0] == "manual: memory/PENDING.md"
+    assert watcher.noted == ["memory/PENDING.md"]
 
 
 def test_watcher_step_waits_while_a_dream_holds_the_lock(memory: Memory) -> None:
