@@ -10,15 +10,19 @@ writes: without a memory repository nothing is created (a sha is then unknown).
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any
 
 from nanomem.dream.answer import AnswerResult, answer_question
 from nanomem.dream.recovery import recover_before_run
 from nanomem.errors import DreamError, ShaError
 from nanomem.forget.receipt import find_moved
-from nanomem.store.memfiles import redact_memory_files, try_lock_memory
+from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
+from nanomem.store.moved import plan_returned, read_moved_text, write_moved_text
 from nanomem.store.pending import Question, read_pending
 from nanomem.versions.commits import CommitInfo, RestoreResult
+
+log = logging.getLogger(__name__)
 
 BUSY_RESTORE = ("a Dream is running in this workspace; restore when it has finished "
                 "(`/memory` shows its result)")
@@ -56,7 +60,9 @@ def commit_hand_edits(mem: Any) -> CommitInfo | None:
 
 def restore_files(mem: Any, sha: str | None) -> RestoreResult:
     """:meth:`Memory.restore`: the files (``memory/PENDING.md`` included) back to before
-    ``sha``, as a ``restore:`` commit."""
+    ``sha``, as a ``restore:`` commit; then each line of ``memory/MOVED.md`` that the restore
+    brought back into its file leaves ``MOVED.md`` (after the commit: a crash between the two
+    leaves the line in both places, never in neither)."""
     if not mem.has_repository():  # nothing was ever versioned: nothing to restore
         if sha is None:
             return RestoreResult("nothing_to_do", None, ())
@@ -71,13 +77,29 @@ def restore_files(mem: Any, sha: str | None) -> RestoreResult:
             sha = latest.sha
         redact_memory_files(mem.workspace)  # hand edits are committed first, redacted
         try:
-            return mem.store.restore(sha)
+            result = mem.store.restore(sha)
         except ShaError as exc:
             moved = _moved(mem, sha, exc)
-            result = mem.store.restore(moved.new)
-            return dataclasses.replace(result, moved_from=moved.old)
+            result = dataclasses.replace(mem.store.restore(moved.new), moved_from=moved.old)
+        _drop_returned_moved(mem)
+        return result
     finally:
         lock.release()
+
+
+def _drop_returned_moved(mem: Any) -> None:
+    """Take out of ``memory/MOVED.md`` each line that is again in its file (the caller holds
+    the memory files' lock)."""
+    text = read_moved_text(mem.workspace)
+    if not text:
+        return
+    files = read_memory_files(mem.workspace, refused={})
+    new, returned = plan_returned(text, {rel: data.decode("utf-8", "replace")
+                                         for rel, data in files.items()})
+    if returned:
+        write_moved_text(mem.workspace, new)
+        log.info("restore brought %d moved line(s) back into their files; memory/MOVED.md no "
+                 "longer lists them", len(returned))
 
 
 def read_questions(mem: Any) -> tuple[Question, ...]:

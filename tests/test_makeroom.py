@@ -162,14 +162,40 @@ def test_restore_then_dream_again_writes_no_moved_line_twice(tmp_path: Path) -> 
         memory.history.append("\n".join(f"- [permanent] {fact}" for fact in SIX), kind="summary")
         first = memory.dream()
         archive = ws.path("memory/MOVED.md").read_text("utf-8")
-        memory.restore()  # the lines are back in USER.md; MOVED.md (not versioned) keeps its copy
+        memory.restore()  # the lines are back in USER.md, so MOVED.md no longer lists them
         assert ws.path("USER.md").read_text("utf-8") == before
-        assert ws.path("memory/MOVED.md").read_text("utf-8") == archive
+        assert parse_moved(ws.path("memory/MOVED.md").read_text("utf-8")) == []
         again = memory.dream(replay_sha=first.commit)
     assert again.status == "committed", again.reason
     assert ws.path("memory/MOVED.md").read_text("utf-8") == archive  # the same lines, once
     assert [e.line for e in again.ledger if e.state == "moved"] == \
         [e.line for e in first.ledger if e.state == "moved"]
+
+
+def test_restore_to_before_the_move_then_dream_again_leaves_no_line_in_both_places(
+        tmp_path: Path) -> None:
+    ws, config, before = _full_workspace(tmp_path)
+    with Memory(ws, config=config, clock=lambda: NOW) as memory:
+        memory.history.append("\n".join(f"- [permanent] {fact}" for fact in SIX[:3]), kind="summary")
+        first = memory.dream()
+        memory.history.append("\n".join(f"- [permanent] {fact}" for fact in SIX[3:]), kind="summary")
+        second = memory.dream()
+        gone = [e.old for e in (*first.ledger, *second.ledger) if e.state == "moved"]
+        assert len(gone) >= 3, gone
+        memory.restore(first.commit)  # back to before the first move: every moved line is back
+        user = ws.path("USER.md").read_text("utf-8")
+        assert user == before
+        assert parse_moved(ws.path("memory/MOVED.md").read_text("utf-8")) == []
+        assert memory.status().health.moved_out == 0
+        memory.history.append("- [permanent] I own a red sea kayak called Vesi, kept at the Pirita harbour", kind="summary")
+        third = memory.dream()
+        user = ws.path("USER.md").read_text("utf-8").splitlines()
+        moved = parse_moved(ws.path("memory/MOVED.md").read_text("utf-8"))
+        hits = memory.search("Visited museum number 1 last spring", k=5)
+    assert third.status == "committed", third.reason
+    assert moved and [m.text for m in moved] == [e.old for e in third.ledger if e.state == "moved"]
+    assert not [m.text for m in moved if m.text in user]  # each line in one place, once
+    assert len([h for h in hits if "museum number 1 last" in h.text]) == 1
 
 
 def test_plan_room_never_picks_a_pinned_permanent_kept_or_prose_line() -> None:

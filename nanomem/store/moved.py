@@ -11,8 +11,9 @@ its file, followed by where it came from and the day it moved::
 
 It is bookkeeping (under ``memory/``, :func:`nanomem.vocab.is_bookkeeping`): no Dream tool may
 write it and no memory file may link to it. It is not versioned (the memory repository's
-whitelist leaves it out), like the history and the archive: restore never rewrites it. Search
-indexes its lines as ``file`` hits with ``path="memory/MOVED.md"``, forget scrubs it, and
+whitelist leaves it out), like the history and the archive. A restore that brings a moved
+line back into its file takes it out of here (:func:`plan_returned`), so no line is in both
+places. Search indexes its lines as ``file`` hits with ``path="memory/MOVED.md"``, forget scrubs it, and
 ``status`` and ``/memory`` count it. A file that is a symlink is never read or written
 through: it reads as empty, with a warning, and the next append replaces the link by a file.
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nanomem.store.fsutil import atomic_write
@@ -98,6 +99,29 @@ def plan_append(text: str, lines: Sequence[MovedLine]) -> tuple[str, list[int]]:
             known[key] = count
         numbers.append(known[key])
     return body, numbers
+
+
+def plan_returned(text: str, files: Mapping[str, str]) -> tuple[str, list[MovedLine]]:
+    """``(new_text, returned)``: the file's text without each moved line that is again a line
+    of the file it came from (``files``: the memory files' text now, e.g. after a restore), and
+    those lines (pure). Other lines, and moved lines whose file is not in ``files``, stay.
+
+    >>> text = plan_append("", [MovedLine("- A", "USER.md", "2026-11-01"),
+    ...                         MovedLine("- B", "USER.md", "2026-11-02")])[0]
+    >>> new, back = plan_returned(text, {"USER.md": "# User\\n- A\\n"})
+    >>> [m.text for m in back], [m.text for m in parse_moved(new)]
+    (['- A'], ['- B'])
+    """
+    present = {rel: {line.strip() for line in body.splitlines()} for rel, body in files.items()}
+    kept: list[str] = []
+    returned: list[MovedLine] = []
+    for line in text.splitlines(keepends=True):
+        found = parse_moved(line)
+        if found and found[0].text.strip() in present.get(found[0].source, ()):
+            returned.append(found[0])
+        else:
+            kept.append(line)
+    return "".join(kept), returned
 
 
 def plan_summary(text: str, newest: int = 3) -> MovedSummary:
