@@ -165,6 +165,25 @@ def test_pending_uncertain_edit_of_a_model_becomes_a_question_not_an_edit(worksp
     assert (workspace / "USER.md").read_text("utf-8").endswith("## Facts\n- Has a sister called Rita\n")
 
 
+def test_pending_dream_prompt_tells_the_model_of_uncertain_and_its_edit_becomes_a_question(
+        workspace: Path) -> None:
+    fake = uncertain_model()
+    engine = OpenAIProvider(fake.base_url, None, "test-model", transport=fake.transport())
+    memory = Memory(workspace, engine=engine, clock=clock)
+    memory.remember("[durable] Rita came over again, my sister I think")
+    user_before = (workspace / "USER.md").read_bytes()
+
+    result = memory.dream()
+
+    system = fake.requests[0]["messages"][0]
+    assert system["role"] == "system"
+    assert '"uncertain": true' in system["content"] and '"question"' in system["content"]
+    assert "/memory yes" in system["content"]  # the model learns the person answers it
+    assert (workspace / "USER.md").read_bytes() == user_before
+    assert [(e.state, e.reason) for e in result.ledger] == [("pending", "question 1")]
+    assert [q.kind for q in memory.pending_questions()] == ["uncertain"]
+
+
 def test_pending_uncertain_must_be_a_boolean_in_the_tool_schema() -> None:
     staged = StagedFiles({"USER.md": "## Facts\n"})
     call = ToolCall("c", "edit_file", json.dumps({"path": "USER.md", "old_text": "## Facts\n",
