@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import sys
@@ -18,7 +19,7 @@ if str(REPO_ROOT) not in sys.path:
 from benchmarks.quality import run as bench_run  # noqa: E402
 from benchmarks.quality.baseline import Bm25Index, raw_messages, score_retrieval  # noqa: E402
 from benchmarks.quality.planted import PLANTED_MODELS, PINNED, run_safety  # noqa: E402
-from benchmarks.quality.replay import ReplayResult  # noqa: E402
+from benchmarks.quality.replay import ReplayResult, replay_conversation  # noqa: E402
 from benchmarks.quality.report import ConversationReport, render_quality, split_totals  # noqa: E402
 from benchmarks.quality.scenarios import (  # noqa: E402
     KINDS,
@@ -284,6 +285,30 @@ def test_render_quality_prints_total_row_per_split_from_its_own_conversations() 
     assert lines.index(rows["small"]) < lines.index(rows["TOTAL dev"]) < lines.index(rows["small-heldout"])
     heldout_at = lines.index(rows["small-heldout"])
     assert heldout_at < lines.index(rows["TOTAL heldout"]) < lines.index(rows["TOTAL"])
+
+
+def test_replay_counts_the_questions_dream_raised_in_the_table_and_results(tmp_path: Path) -> None:
+    data = json.loads(json.dumps(SMALL))
+    data["sessions"][1]["exchanges"].insert(0, {
+        "user": "Actually I moved to Porto last month, I live in Porto now.", "assistant": "Noted."})
+    conversation = parse_conversation(data)
+    replay = asyncio.run(replay_conversation(
+        conversation, tmp_path / "ws", seed={"USER.md": "- Lives in Lisbon <!-- pin -->"},
+        overrides=TINY_WINDOW))
+    assert replay.questions == 1  # the correction of the pinned line, asked once
+    assert "## 1. USER.md: change a pinned line?" in (tmp_path / "ws/memory/PENDING.md").read_text("utf-8")
+    report = dataclasses.replace(_report(conversation, {"USER.md": "- Lives in Lisbon\n"}), replay=replay)
+    quiet = _report(parse_conversation({**json.loads(json.dumps(SMALL)), "id": "quiet"}), {})
+
+    table = render_quality([report, quiet], total_scores([report.scores, quiet.scores]), 5)
+    header = re.split(r"\s{2,}", table.splitlines()[0])
+    rows = {line.split("  ")[0].strip(): re.split(r"\s{2,}", line)
+            for line in table.splitlines() if "nanomem files" in line}
+    column = header.index("questions")
+    assert [rows[name][column] for name in ("small", "quiet", "TOTAL dev", "TOTAL")] == ["1", "0", "1", "1"]
+    assert "questions: pending questions Dream raised" in table
+    assert replay.to_json()["questions"] == 1
+    assert split_totals([report, quiet])["dev"].to_json()["questions"] == 1
 
 
 def test_run_safety_gates_hold_every_planted_model(tmp_path: Path) -> None:

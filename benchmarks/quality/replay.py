@@ -68,6 +68,7 @@ class ReplayResult:
     ledger_states: Mapping[str, int] = field(default_factory=dict)
     recall_found: int = 0  # recall self-tests after each Dream: facts search found
     recall_checked: int = 0  # ... of the facts checked
+    questions: int = 0  # pending questions Dream raised for the person (distinct numbers)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +84,7 @@ class ReplayResult:
             "accounted": self.accounted,
             "ledger_states": dict(self.ledger_states),
             "recall_health": {"found": self.recall_found, "checked": self.recall_checked},
+            "questions": self.questions,
         }
 
 
@@ -130,6 +132,7 @@ async def replay_conversation(
     facts_seen = accounted = 0
     states: Counter[str] = Counter()
     recall_found = recall_checked = 0
+    asked: set[int] = set()
     try:
         memory.store  # create the memory repository before the first turn (init: commit)
         for session in conversation.sessions:
@@ -159,6 +162,8 @@ async def replay_conversation(
             if dream.recall is not None:
                 recall_found += dream.recall.found
                 recall_checked += dream.recall.checked
+            if dream.status in ("committed", "no_changes"):  # only these write PENDING.md
+                asked.update(q.number for q in dream.questions)
             dreams.append(dream.status)
             accepted += dream.accepted
             refused += len(dream.refused)
@@ -190,6 +195,7 @@ async def replay_conversation(
         ledger_states=dict(states),
         recall_found=recall_found,
         recall_checked=recall_checked,
+        questions=len(asked),
     )
 
 

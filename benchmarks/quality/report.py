@@ -63,14 +63,15 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 QUALITY_HEADER = (
     "conversation", "system", "retention", "corrections", "stale old", "expired gone",
-    "junk", "invented", "facts accounted", "recall health", "kept chars",
+    "junk", "invented", "facts accounted", "recall health", "questions", "kept chars",
 )
 
 QUALITY_LEGEND = (
     "higher is better: retention, corrections, expired gone; lower is better: stale old, junk, "
     "invented (must be 0); facts accounted: facts of every Dream batch in exactly one ledger "
     "state (must be 100%); recall health: kept and skipped facts that search finds in its top 5 "
-    "after each Dream"
+    "after each Dream; questions: pending questions Dream raised for the person "
+    "(memory/PENDING.md), neither good nor bad alone"
 )
 
 
@@ -85,22 +86,28 @@ def recall_of(reports: Sequence[ConversationReport]) -> Ratio:
                  sum(r.replay.recall_checked for r in reports))
 
 
+def questions_of(reports: Sequence[ConversationReport]) -> int:
+    """The pending questions Dream raised over ``reports``."""
+    return sum(r.replay.questions for r in reports)
+
+
 def quality_rows(name: str, scores: QualityScores, topk: RetrievalScores,
                  baseline: RetrievalScores, raw_chars: int, k: int,
-                 accounted: Ratio = Ratio(0, 0), recall: Ratio = Ratio(0, 0)) -> list[list[str]]:
+                 accounted: Ratio = Ratio(0, 0), recall: Ratio = Ratio(0, 0),
+                 questions: int = 0) -> list[list[str]]:
     """Three rows: nanomem files, nanomem top-k lines, BM25 top-k over raw messages."""
     biggest = max((s.chars / s.cap for s in scores.sizes if s.cap), default=0.0)
     caps = "" if scores.within_caps else " OVER CAP"
     return [
         [name, "nanomem files", cell(scores.retention), cell(scores.correction), cell(scores.stale),
          cell(scores.expiry), cell(scores.junk), str(len(scores.invented)), cell(accounted),
-         cell(recall),
+         cell(recall), str(questions),
          f"{scores.memory_chars:,} ({100 * biggest:.0f}% of cap){caps}"],
         [name, f"nanomem top-{k}", cell(topk.retention), cell(topk.correction), cell(topk.stale),
-         cell(_gone(topk.expired_retrieved)), cell(topk.noise_retrieved), "", "", "", ""],
+         cell(_gone(topk.expired_retrieved)), cell(topk.noise_retrieved), "", "", "", "", ""],
         [name, f"BM25 top-{k} raw", cell(baseline.retention), cell(baseline.correction),
          cell(baseline.stale), cell(_gone(baseline.expired_retrieved)),
-         cell(baseline.noise_retrieved), "", "", "", f"{raw_chars:,} (all messages)"],
+         cell(baseline.noise_retrieved), "", "", "", "", f"{raw_chars:,} (all messages)"],
     ]
 
 
@@ -132,16 +139,18 @@ class GroupTotal:
     raw_chars: int
     accounted: Ratio = Ratio(0, 0)
     recall: Ratio = Ratio(0, 0)
+    questions: int = 0
 
     def rows(self, k: int) -> list[list[str]]:
         return quality_rows(self.name, self.scores, self.topk, self.baseline, self.raw_chars, k,
-                            self.accounted, self.recall)
+                            self.accounted, self.recall, self.questions)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "conversations": list(self.conversations),
             "facts_accounted": {"hits": self.accounted.hits, "total": self.accounted.total},
             "recall_health": {"hits": self.recall.hits, "total": self.recall.total},
+            "questions": self.questions,
             "nanomem": self.scores.to_json(),
             "nanomem_topk": self.topk.to_json(),
             "baseline_bm25": {**self.baseline.to_json(), "raw_chars": self.raw_chars},
@@ -160,6 +169,7 @@ def group_total(name: str, reports: Sequence[ConversationReport]) -> GroupTotal:
         raw_chars=sum(r.raw_chars for r in reports),
         accounted=accounted_of(reports),
         recall=recall_of(reports),
+        questions=questions_of(reports),
     )
 
 
@@ -183,11 +193,11 @@ def render_quality(reports: Sequence[ConversationReport], total: QualityScores, 
         for r in reports:
             if r.conversation.split == split:
                 rows += quality_rows(r.conversation.id, r.scores, r.topk, r.baseline, r.raw_chars, k,
-                                     accounted_of([r]), recall_of([r]))
+                                     accounted_of([r]), recall_of([r]), questions_of([r]))
         rows += group.rows(k)
     topk, baseline = pooled(reports)
     rows += quality_rows("TOTAL", total, topk, baseline, sum(r.raw_chars for r in reports), k,
-                         accounted_of(reports), recall_of(reports))
+                         accounted_of(reports), recall_of(reports), questions_of(reports))
     splits = "; ".join(f"{split}: {', '.join(g.conversations)}" for split, g in totals.items())
     return _table(QUALITY_HEADER, rows) + "\n" + QUALITY_LEGEND + "\n" + SPLIT_LEGEND + splits
 
