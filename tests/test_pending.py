@@ -142,7 +142,8 @@ def uncertain_model() -> FakeLLM:
     return fake
 
 
-def test_pending_uncertain_edit_of_a_model_becomes_a_question_not_an_edit(workspace: Path) -> None:
+def test_pending_uncertain_edit_of_a_model_told_by_the_prompt_becomes_a_question_not_an_edit(
+        workspace: Path) -> None:
     fake = uncertain_model()
     engine = OpenAIProvider(fake.base_url, None, "test-model", transport=fake.transport())
     memory = Memory(workspace, engine=engine, clock=clock)
@@ -157,31 +158,15 @@ def test_pending_uncertain_edit_of_a_model_becomes_a_question_not_an_edit(worksp
     assert [(e.state, e.reason) for e in result.ledger] == [("pending", "question 1")]
     assert ("It asks you 1 question(s) (1): `/memory pending` lists them; answer with "
             "`/memory yes N` or `/memory no N`.") in render_dream(result)
+    system = fake.requests[0]["messages"][0]  # the built-in prompt tells the model of the field
+    assert system["role"] == "system" and '"uncertain": true' in system["content"]
+    assert '"question"' in system["content"] and "/memory yes" in system["content"]
     tool_reply = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
     assert tool_reply["content"].startswith("queued: this edit is not made")
     text = (workspace / PENDING).read_text("utf-8")
     assert "## 1. USER.md: is this right?\n- asks: Is Rita your sister?\n- new: `- Has a sister called Rita`" in text
     assert memory.handle_command("/memory yes 1").startswith("**Applied question 1**")
     assert (workspace / "USER.md").read_text("utf-8").endswith("## Facts\n- Has a sister called Rita\n")
-
-
-def test_pending_dream_prompt_tells_the_model_of_uncertain_and_its_edit_becomes_a_question(
-        workspace: Path) -> None:
-    fake = uncertain_model()
-    engine = OpenAIProvider(fake.base_url, None, "test-model", transport=fake.transport())
-    memory = Memory(workspace, engine=engine, clock=clock)
-    memory.remember("[durable] Rita came over again, my sister I think")
-    user_before = (workspace / "USER.md").read_bytes()
-
-    result = memory.dream()
-
-    system = fake.requests[0]["messages"][0]
-    assert system["role"] == "system"
-    assert '"uncertain": true' in system["content"] and '"question"' in system["content"]
-    assert "/memory yes" in system["content"]  # the model learns the person answers it
-    assert (workspace / "USER.md").read_bytes() == user_before
-    assert [(e.state, e.reason) for e in result.ledger] == [("pending", "question 1")]
-    assert [q.kind for q in memory.pending_questions()] == ["uncertain"]
 
 
 def test_pending_uncertain_must_be_a_boolean_in_the_tool_schema() -> None:
