@@ -204,9 +204,12 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
         lines.append(f"- `{MOVED_MD}`: {health.moved_out} line(s) moved out of full files since "
                      f"{health.moved_since}; search still finds them. Newest:")
         lines += [f"  - {sanitize_line(text)}" for text in health.moved_newest]
+    if health.skipped_for_cap and not health.near_cap:
+        lines.append(f"- {health.skipped_for_cap} fact(s) skipped for a full file since "
+                     f"{_time(health.skipped_since)}; search finds them in the history")
     if health.recall_checked:
         lines.append(f"- recall health of the last Dream: {health.recall_found}/"
-                     f"{health.recall_checked} facts found by search")
+                     f"{health.recall_checked} facts found by search{_not_found(health)}")
     if status.questions_problem:
         lines.append(f"- **questions**: {status.questions_problem}")
     elif status.questions:
@@ -305,6 +308,16 @@ def render_sha_error(exc: ShaError) -> str:
 def render_command_error(exc: CommandError) -> str:
     """Friendly text for a known command with bad arguments."""
     return f"**{exc}**"
+
+
+def _not_found(health: Any, shown: int = 3) -> str:
+    """``; not found: A, B, C and 2 more``: the recall self-test's failing facts, by name."""
+    failures = [sanitize_line(f) for f in health.recall_failures]
+    missing = (health.recall_checked or 0) - (health.recall_found or 0)
+    if not failures or missing <= 0:
+        return ""
+    more = missing - min(shown, len(failures))
+    return "; not found: " + ", ".join(failures[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _time(value: Any, fmt: str = "%Y-%m-%d %H:%M") -> str:
@@ -415,9 +428,12 @@ def render_status_text(status: MemoryStatus) -> str:
     if health.moved_out:
         lines.append(f"moved out     {health.moved_out} line(s) to {MOVED_MD} since {health.moved_since}")
         lines += [f"              {sanitize_line(text)}" for text in health.moved_newest]
+    if health.skipped_for_cap:
+        lines.append(f"skipped       {health.skipped_for_cap} fact(s) for a full file since "
+                     f"{_time(health.skipped_since)} (search finds them in the history)")
     if health.recall_checked:
         lines.append(f"recall        {health.recall_found}/{health.recall_checked} facts found by "
-                     "search (last Dream)")
+                     f"search (last Dream){_not_found(health)}")
     if status.questions or status.questions_problem:
         lines.append(f"questions     {status.questions_problem or f'{status.questions} open (nanomem pending)'}")
     if status.uncommitted:

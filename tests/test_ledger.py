@@ -17,7 +17,7 @@ import pytest
 from benchmarks.quality.replay import replay_conversation
 from benchmarks.quality.scenarios import load_conversations
 from nanomem.dream.audit import LEDGER_KIND
-from nanomem.dream.ledger import LedgerFact, plan_ledger, summarize_ledger
+from nanomem.dream.ledger import LedgerEntry, LedgerFact, plan_ledger, summarize_ledger
 from nanomem.dream.audit import Refusal
 from nanomem.engines.chat import ChatRequest, ChatResponse
 from nanomem.engines.offline.engine import OfflineEngine
@@ -106,6 +106,46 @@ def test_run_dream_ledger_reaches_result_commit_body_audit_and_reply(tmp_path: P
     assert f"facts: {summary}" in render_dream(result)
 
 
+def test_summarize_ledger_counts_the_questions_pending_facts_wait_on() -> None:
+    office = LedgerEntry(1, "ephemeral", "Working from the Porto office", "pending", reason="question 1")
+    moved = LedgerEntry(2, "correction", "I moved to Porto", "pending", reason="question 1")
+    figs = LedgerEntry(3, "durable", "Likes figs", "kept", "USER.md", 4)
+    assert summarize_ledger([office, moved, figs]) == "1 kept, 2 pending (1 question)"
+    assert summarize_ledger([moved, figs]) == "1 kept, 1 question"
+    other = dataclasses.replace(office, reason="question 2")
+    assert summarize_ledger([other, moved]) == "2 questions"
+
+
+def test_recall_failure_is_named_by_fact_in_body_json_audit_and_status(tmp_path: Path) -> None:
+    from nanomem.memory import Memory
+    from nanomem.replies import render_status, render_status_text
+
+    setup = make_setup(tmp_path)
+    setup.write("USER.md", USER)
+    setup.history.append("- [durable] Likes green tea\n- [durable] Keeps bees in Valga")
+    fake = FakeLLM()
+    fake.enqueue_tool_calls([add_fact("USER.md", "- Likes green tea"),
+                             add_fact("USER.md", "- Keeps bees in Valga"), finish()])
+    finds_tea = lambda query, k, files: [  # noqa: E731 - a search index that lost the bees
+        type("Hit", (), {"text": "- Likes green tea"})()] if "tea" in query else []
+    with provider_over("mock", fake) as engine:
+        result = setup.dream(engine, search=finds_tea)
+
+    assert result.status == "committed", result.reason
+    assert to_json(result)["recall"]["failures"] == ["Keeps bees in Valga"]
+    body = setup.store.show(result.commit).body
+    assert "Recall: 1/2 facts found in the top 5; not found:\n  - Keeps bees in Valga" in body
+    records = [json.loads(x) for x in setup.ws.audit.read_text("utf-8").splitlines()]
+    assert next(r for r in records if r.get("kind") == "recall")["failures"] == ["Keeps bees in Valga"]
+    with Memory(setup.ws.root) as memory:
+        status = memory.status()
+    assert status.health.recall_failures == ("Keeps bees in Valga",)
+    assert ("recall health of the last Dream: 1/2 facts found by search; not found: "
+            "Keeps bees in Valga") in render_status(status)
+    assert "1/2 facts found by search (last Dream); not found: Keeps bees in Valga" in \
+        render_status_text(status)
+
+
 def test_run_dream_failed_run_writes_no_ledger_line(tmp_path: Path) -> None:
     setup = make_setup(tmp_path)
     setup.history.append("- [durable] Likes green tea")
@@ -174,7 +214,7 @@ def _replay(conversation: Any, root: Path, kind: str) -> Any:
     return asyncio.run(replay_conversation(conversation, root, engine_factory=factory))
 
 
-@pytest.mark.slow  # thirteen replays per engine
+@pytest.mark.slow  # one replay per benchmark conversation per engine
 @pytest.mark.parametrize("kind", ["offline", "careless", "inventing", "honest"])
 def test_ledger_accounts_for_every_fact_of_every_benchmark_conversation(tmp_path: Path,
                                                                        kind: str) -> None:

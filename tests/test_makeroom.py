@@ -106,7 +106,12 @@ def test_full_file_of_pinned_and_permanent_lines_skips_the_fact_and_says_so(tmp_
         memory.history.append("- [permanent] I am allergic to peanuts", kind="summary")
         result = memory.dream()
         hits = memory.search("allergic peanuts", k=5)
+        status = memory.status()
     assert result.status == "no_changes", result.reason
+    assert ("`USER.md` is over 90% of its cap; 1 fact(s) skipped for a full file since "
+            "2026-11-30 12:00, 0 moved out") in render_status(status)
+    assert ("skipped       1 fact(s) for a full file since 2026-11-30 12:00 (search finds them "
+            "in the history)") in render_status_text(status)
     assert [(e.state, e.reason) for e in result.ledger] == [("skipped", "cap")]
     assert ws.path("USER.md").read_text("utf-8") == text
     assert not ws.path("memory/MOVED.md").exists()

@@ -172,8 +172,8 @@ def render_body(
         lines.append(f"  - and {refused_more} more refusals, not listed (dream_max_refusals)")
     if ledger:
         lines += ["", *render_ledger_summary(ledger)]
-    if recall:
-        lines += [_safe(line, quote) for line in recall]
+    if recall:  # a failing fact's line keeps its code-made indent, like the refusals'
+        lines += [line[:len(line) - len(line.lstrip(" "))] + _safe(line, quote) for line in recall]
     if diff:
         lines += ["", "Diff:", diff.rstrip("\n")]
     return "\n".join(lines)

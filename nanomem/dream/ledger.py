@@ -54,8 +54,8 @@ from nanomem.vocab import MOVED_MD, NEAR_FULL, RAW_MARK, SKIP_MARK, is_pinned
 
 STATES = ("kept", "merged", "corrected", "expired", "refused", "skipped", "pending")
 MOVED = "moved"  # not a fact's state: a line the run moved out of its file (nanomem.dream.moves)
-MATCH_SHARE = 0.5
-PINNED_SHARE = 0.34  # a correction that shares this much with a pinned line corrects it  # share of a fact's content tokens a line must hold to say the fact
+MATCH_SHARE = 0.5  # share of a fact's content tokens a line must hold to say the fact
+PINNED_SHARE = 0.34  # a correction that shares this much with a pinned line corrects it
 SUMMARY_WORDS = {"cap": "file full"}
 
 _MARK_LINE = re.compile(r"^\s*[-*]\s*\[" + SKIP_MARK + r"\]\s*(.*?)\s*$", re.IGNORECASE)
@@ -153,7 +153,9 @@ def plan_ledger(
 
 
 def summarize_ledger(ledger: Sequence[LedgerEntry]) -> str:
-    """``3 kept, 1 corrected, 2 skipped (file full), 1 question`` (states in a fixed order)."""
+    """``3 kept, 1 corrected, 2 skipped (file full), 1 question`` (states in a fixed order;
+    pending facts are counted as the questions they wait on: ``2 pending (1 question)`` when
+    two facts wait on one)."""
     moved = sum(1 for e in ledger if e.state == MOVED)
     ledger = fact_entries(ledger)
     tail = f"{moved} line{'s' if moved != 1 else ''} moved to {MOVED_MD}" if moved else ""
@@ -165,8 +167,10 @@ def summarize_ledger(ledger: Sequence[LedgerEntry]) -> str:
         n = counts.get(state, 0)
         if not n:
             continue
-        if state == "pending":
-            parts.append(f"{n} question{'s' if n != 1 else ''}")
+        if state == "pending":  # one question can stand for several facts
+            asked = len({e.reason for e in ledger if e.state == state})
+            words = f"{asked} question{'s' if asked != 1 else ''}"
+            parts.append(words if asked == n else f"{n} pending ({words})")
             continue
         part = f"{n} {state}"
         if state == "skipped":
