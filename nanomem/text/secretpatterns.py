@@ -84,7 +84,8 @@ _VALUE = r"(?!\[REDACTED:)(\"[^\"\n]+\"|'[^'\n]+'|[^\s,;\"'<>]{4,})"
 # long run of dots); :func:`_prose_password` and :func:`_weak_cue_password` decide on it.
 _PROSE_VALUE = r"[\"'“]?(?!\[REDACTED:)([^\s\"'”]*[^\s\"'”.,;:!?)])"
 _QUALIFIER = r"(?:\s+(?:for|of|to|on|into)\s+(?:the\s+|my\s+|our\s+|your\s+)?[\w.\-]+)?"
-_SEPARATOR = r"\s*(?:is|was|=|:|-)\s*(?:now\s+)?"
+# A dash separates only with a space before it: "Login-1234-Foo" is a kebab-case name.
+_SEPARATOR = r"(?:\s*(?:is|was|=|:)|\s+[-–—])\s*(?:now\s+)?"
 # Words that name a credential whatever follows ("PIN" only in capitals: a pin is also a pin).
 _STRONG_CUES = (
     r"password|passphrase|passcode|passwd|pwd|pw|pin\s+(?:code|number)|(?-i:PIN)|wi-?fi\s+key"
