@@ -129,12 +129,14 @@ def _weak_cue_password(value: str) -> bool:
 # of identifiers, dates, plates and amounts (- _ . / : , and ') are no such symbol, so
 # "KX-7731", "LR22 BNO", "08:15", "99.95", "£3,140" or "en_US-UTF8" never match; nor is '+'
 # ("Python+UL4", "Disney+2": names joined, more often than a password holds one).
+# The quotes around it are taken whole, as a possessive `*+` would (Python 3.10 has no possessive
+# quantifiers): `(?=(X*))\1` matches X* and never gives any back; the value is group 2.
 _PW_SYMBOLS = "!#$%&*=?@^~"
 _TYPED_PASSWORD = (
-    r"(?<![!-~])[\"'“‘(\[{<*_]*+"
+    r"(?<![!-~])(?=([\"'“‘(\[{<*_]*))\1"
     r"(?=[!-~]*?[A-Z])(?=[!-~]*?[a-z])(?=[!-~]*?[0-9])"
     r"(?=[!-~]*?[A-Za-z0-9][" + re.escape(_PW_SYMBOLS) + r"]+[A-Za-z0-9])"
-    r"([!-~]{8,64})(?<![\"'”’)\]}>.,;:!?*_])[\"'”’)\]}>.,;:!?*_]*+(?![!-~])"
+    r"([!-~]{8,64})(?<![\"'”’)\]}>.,;:!?*_])(?=([\"'”’)\]}>.,;:!?*_]*))\3(?![!-~])"
 )
 # ...and is no e-mail address, URL, path, list, code or markup, number sign or factor after a
 # word ("Issue#42", "Integer*1"), ordinal after a missing space ("Great!2nd") or time after an
@@ -328,6 +330,6 @@ def _build_rules() -> tuple[Rule, ...]:
             must_look_random=True,
             min_run=40,
         ),
-        Rule("password", re.compile(_TYPED_PASSWORD), 1, needles=tuple(_PW_SYMBOLS),
+        Rule("password", re.compile(_TYPED_PASSWORD), 2, needles=tuple(_PW_SYMBOLS),
              check=_typed_password),
     )
