@@ -101,6 +101,7 @@ FACT_MARKS: tuple[str, ...] = ("permanent", "durable", "ephemeral", "correction"
 SKIP_MARK = "skip"
 RAW_MARK = "[RAW]"  # opens a history entry that holds raw turns, not facts
 
+BULLET = re.compile(r"^\s*[-*+]\s+\S")  # a markdown list item with text: one fact line
 PIN_MARK = "<!-- pin -->"
 PERMANENT_MARK = "<!-- permanent -->"
 MARK = re.compile(r"<!--\s*(.*?)\s*-->")

@@ -50,7 +50,7 @@ from typing import Any
 
 from nanomem.engines.offline.dream import distinctive, is_duplicate, parse_facts, route_fact, tokens
 from nanomem.text.filler import nonfact_reason
-from nanomem.vocab import MOVED_MD, NEAR_FULL, RAW_MARK, SKIP_MARK, is_pinned
+from nanomem.vocab import BULLET, MOVED_MD, NEAR_FULL, RAW_MARK, SKIP_MARK, is_pinned
 
 STATES = ("kept", "merged", "corrected", "expired", "refused", "skipped", "pending")
 MOVED = "moved"  # not a fact's state: a line the run moved out of its file (nanomem.dream.moves)
@@ -60,7 +60,6 @@ SUMMARY_WORDS = {"cap": "file full"}
 
 _MARK_LINE = re.compile(r"^\s*[-*]\s*\[" + SKIP_MARK + r"\]\s*(.*?)\s*$", re.IGNORECASE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_BULLET = re.compile(r"^\s*[-*+]\s+\S")
 
 
 @dataclass(frozen=True)
@@ -145,7 +144,7 @@ def plan_ledger(
     added = _added_lines(before, after)
     unchanged = [(rel, n, line) for rel, text in after.items()
                  for n, line in enumerate(text.splitlines(), 1)
-                 if _BULLET.match(line) and line in before.get(rel, "").splitlines()]
+                 if BULLET.match(line) and line in before.get(rel, "").splitlines()]
     refused = [(r, _texts_of(getattr(r, "arguments", None))) for r in refusals]
     room = {rel: (len(text), caps[rel]) for rel, text in after.items() if caps and caps.get(rel)}
     asked = dict(pending or {})

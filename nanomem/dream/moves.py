@@ -33,10 +33,9 @@ from nanomem.dream.ledger import MOVED as MOVED_STATE
 from nanomem.dream.ledger import LedgerEntry, iter_changed_blocks
 from nanomem.engines.offline.dream import expired_lines, tokens
 from nanomem.store.moved import MovedLine, plan_append
-from nanomem.vocab import MOVED_MD
+from nanomem.vocab import BULLET, MOVED_MD
 
 REINFORCING = ("merged", "corrected")
-_BULLET = re.compile(r"^\s*[-*+]\s+\S")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
@@ -51,7 +50,7 @@ def plan_moves(before: Mapping[str, str], after: Mapping[str, str], *,
             continue
         added = [tokens(line) for line in new_lines]
         for line in old_lines:
-            if (not _BULLET.match(line) or line.strip() in replaced
+            if (not BULLET.match(line) or line.strip() in replaced
                     or (rel, line.strip()) in expired
                     or any(tokens(line) & words for words in added)):
                 continue

@@ -68,6 +68,7 @@ from nanomem.engines.offline.slots import (
 )
 from nanomem.text.units import LINE_PREFIX, count_overlapping
 from nanomem.vocab import (
+    BULLET,
     CJK_RUN,
     FACT_MARKS,
     MEMORY_MD,
@@ -95,7 +96,6 @@ _MARKED = re.compile(r"^\s*[-*]\s*\[(" + "|".join((*FACT_MARKS, SKIP_MARK)) + r"
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _NOT_EDITS = ("read_file", "finish")
 _EPHEMERAL = re.compile(r"<!--\s*ephemeral\s+(\d{4}-\d{2}-\d{2})\s*-->")
-_BULLET = re.compile(r"^\s*[-*+]\s+\S")
 _ROLE_LINE = re.compile(r"^\s*(?:\[\d{4}-\d{2}-\d{2}[ T][\d:]+\]\s*)?(USER|ASSISTANT|SYSTEM|TOOL)\b[^:]{0,40}:", _I)
 _SAID = re.compile(r"\s*\(said (\d{4}-\d{2}-\d{2})\)\s*$")
 # Words that open a correction but say nothing themselves; dropped when the fact is written.
@@ -397,7 +397,7 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
     best: tuple[tuple[bool, float], str, str] | None = None
     for rel, text in files.items():
         for line in text.splitlines():
-            if not _BULLET.match(line):
+            if not BULLET.match(line):
                 continue
             words = tokens(line)
             theirs = words | topic_tags(line, correction=False)
@@ -455,7 +455,7 @@ def expired_lines(files: Mapping[str, str], today: date, ttl_days: int) -> list[
 
 
 def _bullets(text: str) -> list[str]:
-    return [line for line in text.splitlines() if _BULLET.match(line)]
+    return [line for line in text.splitlines() if BULLET.match(line)]
 
 
 def _age_days(day: str, today: date) -> int:

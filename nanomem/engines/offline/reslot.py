@@ -33,9 +33,8 @@ from collections.abc import Mapping
 from nanomem.engines.offline.overlap import tokens
 from nanomem.engines.offline.slots import value_spans
 from nanomem.engines.offline.tense import is_narrative
-from nanomem.vocab import HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_permanent, is_pinned
+from nanomem.vocab import BULLET, HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_permanent, is_pinned
 
-_BULLET = re.compile(r"^\s*[-*+]\s+\S")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _KINDS = ("date", "time", "weekday")  # the value kinds a slot is set by, beside amounts
 # An amount: a currency sign before a number, or the unit word (or two Han characters) after it.
@@ -60,7 +59,7 @@ def implied_correction(fact: str, files: Mapping[str, str]) -> tuple[str, str] |
     best: tuple[int, str, str] | None = None
     for rel, text in files.items():
         for line in text.splitlines():
-            if not _BULLET.match(line) or is_pinned(line) or is_permanent(line):
+            if not BULLET.match(line) or is_pinned(line) or is_permanent(line):
                 continue
             if _past_event(_COMMENT.sub("", line)):
                 continue

@@ -26,14 +26,12 @@ True
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from nanomem.text.units import count_overlapping
-from nanomem.vocab import is_permanent, is_pinned
+from nanomem.vocab import BULLET, is_permanent, is_pinned
 
-_BULLET = re.compile(r"^\s*[-*+]\s+\S")
 
 
 def plan_room(text: str, need: int, *, keep: Collection[str], reinforced: Mapping[str, str],
@@ -48,7 +46,7 @@ def plan_room(text: str, need: int, *, keep: Collection[str], reinforced: Mappin
     if need <= 0:
         return []
     movable = [(index, line) for index, line in enumerate(text.splitlines())
-               if _BULLET.match(line) and not is_pinned(line) and not is_permanent(line)
+               if BULLET.match(line) and not is_pinned(line) and not is_permanent(line)
                and line.strip() not in keep]
     order = sorted(movable, key=lambda item: (item[1].strip() not in first,
                                               reinforced.get(item[1].strip(), ""), item[0]))
