@@ -65,11 +65,11 @@ def tiny(**changes: object) -> dict:
 
 def test_recall_data_has_every_split_and_chinese():
     splits = {c.split for c in ALL}
-    assert splits == {"dev", "heldout", "heldout2", "heldout3"}
+    assert splits == {"dev", "heldout", "heldout2", "heldout3", "heldout4"}
     for split in splits:
         assert {c.language for c in ALL if c.split == split} >= {"en", "zh"}, split
     for conv in ALL:
-        if conv.split in ("heldout2", "heldout3"):
+        if conv.split in ("heldout2", "heldout3", "heldout4"):
             continue  # longer, checked below
         assert 8 <= len(conv.sessions) <= 15, conv.id
         assert 140 <= len(conv.turns) <= 300, conv.id
@@ -110,10 +110,11 @@ def test_recall_heldout2_has_two_english_and_one_chinese_conversation():
 
 
 HELDOUT3 = [c for c in ALL if c.split == "heldout3"]
+HELDOUT4 = [c for c in ALL if c.split == "heldout4"]
 
 
-@pytest.mark.parametrize("conv", HELDOUT3, ids=[c.id for c in HELDOUT3])
-def test_recall_heldout3_is_long_two_speaker_talk_over_months(conv):
+@pytest.mark.parametrize("conv", HELDOUT3 + HELDOUT4, ids=[c.id for c in HELDOUT3 + HELDOUT4])
+def test_recall_heldout3_and_heldout4_are_long_two_speaker_talk_over_months(conv):
     assert 14 <= len(conv.sessions) <= 18
     assert len(conv.turns) >= 330
     for speaker in conv.speakers.values():
@@ -130,8 +131,13 @@ def test_recall_heldout3_has_two_english_and_one_chinese_conversation():
     assert load_conversations("heldout3") == HELDOUT3
 
 
+def test_recall_heldout4_has_one_english_and_one_chinese_conversation():
+    assert sorted(c.language for c in HELDOUT4) == ["en", "zh"]
+    assert load_conversations("heldout4") == HELDOUT4
+
+
 def test_recall_long_split_answers_are_in_evidence_or_derived_by_offset():
-    for conv in HELDOUT2 + HELDOUT3:
+    for conv in HELDOUT2 + HELDOUT3 + HELDOUT4:
         for q in conv.questions:
             assert all(conv.has_turn(e) for e in q.evidence), (conv.id, q.id)
             if q.derived:
