@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from nanomem.errors import NanomemError, ProviderError
-from nanomem.search import terms, vectors, window
+from nanomem.search import prior, terms, vectors, window
 from nanomem.search.collapse import plan_collapse
 from nanomem.search.rank import SOURCES, Hit, fuse_ranks, parse_day, score_hit
 from nanomem.store.archive import Archive, read_records
@@ -423,7 +423,7 @@ class SearchIndex:
         self.update(files)
         dense = self._embed_query(query) if self.embedder is not None else None
         return self._healthy(lambda db: self._search(db, *self._match(db, query), k, since, until,
-                                                      wanted, collapse, dense))
+                                                      wanted, collapse, dense, query))
 
     def _embed_query(self, query: str) -> list[float] | None:
         """The query's vector, after embedding the documents that have none; ``None`` (BM25
@@ -456,7 +456,7 @@ class SearchIndex:
 
     def _search(self, db: sqlite3.Connection, match: str, newest: bool, k: int, since: str | None,
                 until: str | None, sources: tuple[str, ...], collapse: bool,
-                dense: list[float] | None = None) -> list[Hit]:
+                dense: list[float] | None = None, query: str = "") -> list[Hit]:
         if set(sources) != set(SOURCES):
             match += " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
         dated = since is not None or until is not None
@@ -487,6 +487,7 @@ class SearchIndex:
             wargs += (since or "", (until or "9999") + "\uffff")
         if "archive" in sources:  # a turn shares its relevance with its session window
             relevance = window.read_window(db, relevance, where, wargs, seeds=max(4 * k, 50))
+        relevance = prior.read_priors(db, relevance, query)  # how much a turn says; the answer's kind
         if dense is not None:  # reciprocal-rank fusion of the BM25 and the vector rankings
             bm25 = sorted(relevance, key=lambda rowid: -relevance[rowid])
             # The vectors vote for their k nearest only: in an index smaller than the candidate

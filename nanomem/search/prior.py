@@ -1,0 +1,119 @@
+"""Two priors on a search's candidates: how much an archived turn says, and whether it holds
+the kind of answer the question asks for.
+
+Both multiply a candidate's relevance (after the session window and any fusion), before the
+boost and the recency prior of :func:`nanomem.search.rank.score_hit`::
+
+    relevance' = relevance × length × answer
+
+- ``length`` (archived turns only): ``min(1, units / LENGTH_FULL)``, where ``units`` counts the
+  turn's Latin words that are not stop words plus half its CJK characters. BM25 normalises by
+  length, so in chat a two-word turn ("good news?", "嗯？", a bare name) that shares one word
+  with the question outranks the sentence that answers it, and the session window lends such
+  a turn its neighbours' relevance besides. A document-length prior is the classic correction
+  (in language-model retrieval, a prior in proportion to length); it is capped so that long
+  turns are not favoured over ordinary sentences. Memory-file lines and history entries are
+  distilled facts, short by design, and keep their relevance.
+- ``answer``: :data:`ANSWER_BOOST` when the question asks for a time ("when", "what date",
+  什么时候, 哪天, 几号…) and the text holds a time expression (a weekday, a month, "yesterday",
+  "last week", "the 3rd", 前天, 上周六, 5月…), or asks for an amount ("how many", "how long",
+  多少…) and the text holds a number; 1 otherwise. Answer-type matching, as in question
+  answering: the turn that says "I tripped over the hose on Wednesday" shares no word with
+  "on what date did she fall?", and among the turns the window brings near, the one with a day
+  in it is the likelier answer.
+
+>>> plan_length_prior("good news?"), plan_length_prior("I finished in 2:04:37, five minutes better than hoped")
+(0.16666666666666666, 0.6666666666666666)
+>>> plan_answer_prior(plan_answer_cue("When did she fall?"), "I tripped on Wednesday")
+1.5
+>>> plan_answer_cue("What breed is the dog?") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Mapping
+
+from nanomem.search import terms
+
+LENGTH_FULL = 12.0  # content units at which an archived turn has its full relevance
+ANSWER_BOOST = 1.5  # a text holding the kind of answer the question asks for
+
+_TIME_QUESTION = re.compile(
+    r"\bwhen\b|\b(what|which) (date|day|time|month|year|week)\b|\bhow long ago\b"
+    r"|什么时候|哪天|哪一天|几号|几月|哪年|哪一年|日期|何时")
+_TIME_TEXT = re.compile(
+    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april"
+    r"|may|june|july|august|september|october|november|december|yesterday|today|tomorrow"
+    r"|tonight|weekend|ago|week|month|year|morning|afternoon|evening|night|\d+(st|nd|rd|th))\b"
+    r"|昨天|前天|今天|明天|后天|上周|下周|这周|本周|周[一二三四五六日天末]|星期|礼拜"
+    r"|[0-9一二三四五六七八九十]+[月号日]|上个|下个|去年|今年|明年|半夜|晚上|早上|上午|下午|那天")
+_AMOUNT_QUESTION = re.compile(r"\bhow (many|much|long|old|far|often)\b|多少|几[个岁次天年遍]")
+_AMOUNT_TEXT = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
+    r"|fifty|hundred|thousand|dozen|half)\b|[两二三四五六七八九十百千万]")
+
+
+def plan_content_units(text: str) -> float:
+    """Latin words that are not stop words, plus half the CJK characters (pure).
+
+    >>> plan_content_units("Oh? 我下周去北京")
+    4.0
+    """
+    folded = terms.normalise(text)
+    latin = terms.CJK_RUN.sub(" ", folded)
+    words = [w for w in re.findall(r"\w+", latin) if w != "_" and w not in terms.STOP_WORDS]
+    return len(words) + sum(len(run) for run in terms.CJK_RUN.findall(folded)) / 2.0
+
+
+def plan_length_prior(text: str) -> float:
+    """``min(1, content units / LENGTH_FULL)`` (pure)."""
+    return min(1.0, plan_content_units(text) / LENGTH_FULL)
+
+
+def plan_answer_cue(query: str) -> re.Pattern[str] | None:
+    """What an answer to ``query`` holds (a time or a number), as a pattern; ``None`` when the
+    question asks for neither (pure)."""
+    folded = terms.normalise(query)
+    if _TIME_QUESTION.search(folded):
+        return _TIME_TEXT
+    if _AMOUNT_QUESTION.search(folded):
+        return _AMOUNT_TEXT
+    return None
+
+
+def plan_answer_prior(cue: re.Pattern[str] | None, text: str) -> float:
+    """:data:`ANSWER_BOOST` when ``text`` holds what ``cue`` looks for, else 1 (pure)."""
+    return ANSWER_BOOST if cue is not None and cue.search(terms.normalise(text)) else 1.0
+
+
+def plan_priors(relevance: Mapping[int, float], texts: Mapping[int, tuple[str, str]],
+                query: str) -> dict[int, float]:
+    """Each candidate's relevance × its length and answer priors (pure); ``texts`` maps a
+    rowid to its ``(source, text)``.
+
+    >>> plan_priors({1: 2.0, 2: 2.0}, {1: ("archive", "Oh?"), 2: ("file", "- Oh?")}, "when?")
+    {1: 0.16666666666666666, 2: 2.0}
+    """
+    cue = plan_answer_cue(query)
+    out: dict[int, float] = {}
+    for rowid, score in relevance.items():
+        source, text = texts.get(rowid, ("", ""))
+        factor = plan_answer_prior(cue, text)
+        if source == "archive":
+            factor *= plan_length_prior(text)
+        out[rowid] = score * factor
+    return out
+
+
+def read_priors(db: sqlite3.Connection, relevance: Mapping[int, float], query: str) -> dict[int, float]:
+    """:func:`plan_priors` over the index's documents (``docs`` rows by rowid)."""
+    rowids = list(relevance)
+    texts: dict[int, tuple[str, str]] = {}
+    for start in range(0, len(rowids), 500):
+        part = rowids[start:start + 500]
+        sql = f"SELECT rowid, source, body FROM docs WHERE rowid IN ({','.join('?' * len(part))})"
+        texts.update((rowid, (source, body)) for rowid, source, body in db.execute(sql, part))
+    return plan_priors(relevance, texts, query)

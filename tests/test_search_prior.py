@@ -1,0 +1,87 @@
+"""Search priors (nanomem.search.prior): how much a turn says, and the kind of answer asked for."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from nanomem.memory import Memory
+from nanomem.search import prior
+
+
+def _clock() -> datetime:
+    return datetime(2026, 5, 9, 10, 0)
+
+
+def _say(mem: Memory, texts: list[str], *, key: str = "cli", day: int = 8) -> None:
+    mem.archive.append_messages(
+        [{"role": "user", "content": text, "timestamp": f"2026-05-{day:02d}T09:{i:02d}:00"}
+         for i, text in enumerate(texts)],
+        session_key=key, start=0, chunk=f"{key}{day}")
+
+
+@pytest.fixture
+def mem(workspace: Path) -> Memory:
+    memory = Memory(workspace, clock=_clock)
+    yield memory
+    memory.close()
+
+
+def test_search_ranks_the_sentence_above_a_two_word_turn_sharing_its_word(mem: Memory) -> None:
+    answer = "the news is that the brewery offered me the head brewer job, starting in April"
+    _say(mem, [answer], key="a", day=1)
+    _say(mem, ["good news?"], key="b", day=8)  # newer, shorter: BM25 alone puts it first
+
+    texts = [h.text for h in mem.search("what was the news?", k=2)]
+
+    assert texts == [answer, "good news?"]
+
+
+def test_search_keeps_a_short_memory_file_line_first(mem: Memory) -> None:
+    mem.workspace.user.write_text("# User\n\n- Likes tea\n", "utf-8")
+    _say(mem, ["we drank so much tea at the cafe by the station on the way home last night"])
+
+    hits = mem.search("tea", k=2)
+
+    assert [h.source for h in hits] == ["file", "archive"]
+
+
+def test_search_prefers_the_turn_with_a_day_for_a_when_question(mem: Memory) -> None:
+    dated = "we fixed the garden hose together, Sam and me, on Wednesday"
+    _say(mem, [dated], key="a", day=1)
+    plain = "we fixed the garden hose together, Sam and me, at long last"
+    _say(mem, [plain], key="b", day=8)  # newer: the recency prior alone puts it first
+
+    assert [h.text for h in mem.search("when did we fix the garden hose?", k=2)] == [dated, plain]
+    assert [h.text for h in mem.search("what did we fix in the garden?", k=2)] == [plain, dated]
+
+
+def test_search_prefers_the_turn_with_a_number_for_a_how_many_question(mem: Memory) -> None:
+    counted = "she planted tulips along the fence, forty of them, all red"
+    _say(mem, [counted], key="a", day=1)
+    _say(mem, ["she planted tulips along the fence, all of them red ones"], key="b", day=8)
+
+    assert mem.search("how many tulips did she plant?", k=2)[0].text == counted
+
+
+@pytest.mark.parametrize(("query", "text", "expected"), [
+    ("When did she fall?", "I tripped over the hose on Wednesday", prior.ANSWER_BOOST),
+    ("On what date did he start?", "I start on the 2nd of March", prior.ANSWER_BOOST),
+    ("许妍是哪天搬家的？", "上周六搬的，叫了个搬家公司", prior.ANSWER_BOOST),
+    ("How long did the race take?", "I finished in 2:04:37", prior.ANSWER_BOOST),
+    ("李青的店第一天收入多少？", "第一天卖了三千二", prior.ANSWER_BOOST),
+    ("When did she fall?", "I tripped over the hose", 1.0),
+    ("What breed is the dog?", "he is a greyhound, seven years old", 1.0),
+])
+def test_prior_answer_boost_when_the_text_holds_what_the_question_asks(
+        query: str, text: str, expected: float) -> None:
+    assert prior.plan_answer_prior(prior.plan_answer_cue(query), text) == expected
+
+
+def test_prior_length_counts_content_words_and_half_the_cjk_characters() -> None:
+    assert prior.plan_content_units("Oh? and the") == 1.0  # stop words do not count
+    assert prior.plan_content_units("嗯？") == 0.5
+    assert prior.plan_length_prior("许妍") == 1 / prior.LENGTH_FULL
+    assert prior.plan_length_prior(" ".join(f"word{i}" for i in range(30))) == 1.0
