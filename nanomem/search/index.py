@@ -48,7 +48,7 @@ from nanomem.text.redact import redact_for_model
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: docs.units (the length prior's content units)
 CANDIDATES = 200  # BM25 candidates fetched before the boosts and the recency prior re-rank
 NEAR_CHARS = 300  # how much of the previous turn of the session an archived turn is indexed with
 # Column weights of bm25(): the text, its CJK pairs, the source tags (never matched), the
@@ -65,7 +65,7 @@ CREATE TABLE docs(
     rowid INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
     path TEXT, line INTEGER, cursor INTEGER, session_key TEXT, role TEXT, name TEXT,
     said_at TEXT NOT NULL, day REAL, pinned INTEGER NOT NULL, body TEXT NOT NULL,
-    near TEXT NOT NULL, seq INTEGER);
+    near TEXT NOT NULL, seq INTEGER, units REAL NOT NULL);
 CREATE INDEX docs_by_path ON docs(source, path);
 CREATE INDEX docs_by_turn ON docs(session_key, seq);
 CREATE TABLE marks(name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,7 +75,7 @@ CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, content=
     tokenize='porter unicode61 remove_diacritics 2');
 """
 _COLUMNS = ("uid, source, path, line, cursor, session_key, role, name, said_at, day, pinned, body, "
-            "near, seq")
+            "near, seq, units")
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class Doc:
     def row(self) -> tuple[Any, ...]:
         return (self.uid, self.source, self.path, self.line, self.cursor, self.session_key,
                 self.role, self.name, self.said_at, parse_day(self.said_at), int(self.pinned),
-                self.body, self.near, self.seq)
+                self.body, self.near, self.seq, prior.plan_content_units(self.body))
 
 
 @dataclass(frozen=True)
@@ -395,7 +395,7 @@ class SearchIndex:
             fresh.append((rowid, *row))
             fts_rows.append((rowid, *render_fts_row(row[1], bool(row[10]), row[11], row[7], row[12])))
         db.executemany(f"INSERT INTO docs(rowid, {_COLUMNS}) VALUES "
-                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
+                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
         db.executemany("INSERT INTO fts(rowid, latin, cjk, src, who, nlatin, ncjk) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)", fts_rows)
         return len(fresh)

@@ -89,31 +89,36 @@ def plan_answer_prior(cue: re.Pattern[str] | None, text: str) -> float:
     return ANSWER_BOOST if cue is not None and cue.search(terms.normalise(text)) else 1.0
 
 
-def plan_priors(relevance: Mapping[int, float], texts: Mapping[int, tuple[str, str]],
+def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, float, str]],
                 query: str) -> dict[int, float]:
-    """Each candidate's relevance × its length and answer priors (pure); ``texts`` maps a
-    rowid to its ``(source, text)``.
+    """Each candidate's relevance × its length and answer priors (pure); ``docs`` maps a
+    rowid to its ``(source, content units, text)`` (the text is needed only when the question
+    asks for a time or an amount).
 
-    >>> plan_priors({1: 2.0, 2: 2.0}, {1: ("archive", "Oh?"), 2: ("file", "- Oh?")}, "when?")
+    >>> plan_priors({1: 2.0, 2: 2.0}, {1: ("archive", 1.0, "Oh?"), 2: ("file", 1.0, "- Oh?")}, "when?")
     {1: 0.16666666666666666, 2: 2.0}
     """
     cue = plan_answer_cue(query)
     out: dict[int, float] = {}
     for rowid, score in relevance.items():
-        source, text = texts.get(rowid, ("", ""))
-        factor = plan_answer_prior(cue, text)
+        source, units, text = docs.get(rowid, ("", LENGTH_FULL, ""))
+        factor = plan_answer_prior(cue, text) if cue is not None else 1.0
         if source == "archive":
-            factor *= plan_length_prior(text)
+            factor *= min(1.0, units / LENGTH_FULL)
         out[rowid] = score * factor
     return out
 
 
 def read_priors(db: sqlite3.Connection, relevance: Mapping[int, float], query: str) -> dict[int, float]:
-    """:func:`plan_priors` over the index's documents (``docs`` rows by rowid)."""
+    """:func:`plan_priors` over the index's documents: each one's source and content units
+    (``docs.units``, counted when it was indexed), and its text only for a question that asks
+    for a time or an amount."""
     rowids = list(relevance)
-    texts: dict[int, tuple[str, str]] = {}
+    text = "body" if plan_answer_cue(query) is not None else "''"
+    docs: dict[int, tuple[str, float, str]] = {}
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
-        sql = f"SELECT rowid, source, body FROM docs WHERE rowid IN ({','.join('?' * len(part))})"
-        texts.update((rowid, (source, body)) for rowid, source, body in db.execute(sql, part))
-    return plan_priors(relevance, texts, query)
+        sql = (f"SELECT rowid, source, units, {text} FROM docs "
+               f"WHERE rowid IN ({','.join('?' * len(part))})")
+        docs.update((rowid, (source, units, body)) for rowid, source, units, body in db.execute(sql, part))
+    return plan_priors(relevance, docs, query)
