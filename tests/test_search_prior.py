@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from pathlib import Path
-
 import pytest
 
 from nanomem.memory import Memory
 from nanomem.search import prior
-
-
-def _clock() -> datetime:
-    return datetime(2026, 5, 9, 10, 0)
-
-
-def _say(mem: Memory, texts: list[str], *, key: str = "cli", day: int = 8) -> None:
-    mem.archive.append_messages(
-        [{"role": "user", "content": text, "timestamp": f"2026-05-{day:02d}T09:{i:02d}:00"}
-         for i, text in enumerate(texts)],
-        session_key=key, start=0, chunk=f"{key}{day}")
-
-
-@pytest.fixture
-def mem(workspace: Path) -> Memory:
-    memory = Memory(workspace, clock=_clock)
-    yield memory
-    memory.close()
+from tests.search_fixtures import mem, say  # noqa: F401 (a fixture)
 
 
 def test_search_ranks_the_sentence_above_a_two_word_turn_sharing_its_word(mem: Memory) -> None:
     answer = "the news is that the brewery offered me the head brewer job, starting in April"
-    _say(mem, [answer], key="a", day=1)
-    _say(mem, ["good news?"], key="b", day=8)  # newer, shorter: BM25 alone puts it first
+    say(mem, [answer], key="a", day=1)
+    say(mem, ["good news?"], key="b", day=8)  # newer, shorter: BM25 alone puts it first
 
     texts = [h.text for h in mem.search("what was the news?", k=2)]
 
@@ -41,7 +21,7 @@ def test_search_ranks_the_sentence_above_a_two_word_turn_sharing_its_word(mem: M
 
 def test_search_keeps_a_short_memory_file_line_first(mem: Memory) -> None:
     mem.workspace.user.write_text("# User\n\n- Likes tea\n", "utf-8")
-    _say(mem, ["we drank so much tea at the cafe by the station on the way home last night"])
+    say(mem, ["we drank so much tea at the cafe by the station on the way home last night"])
 
     hits = mem.search("tea", k=2)
 
@@ -50,9 +30,9 @@ def test_search_keeps_a_short_memory_file_line_first(mem: Memory) -> None:
 
 def test_search_prefers_the_turn_with_a_day_for_a_when_question(mem: Memory) -> None:
     dated = "we fixed the garden hose together, Sam and me, on Wednesday"
-    _say(mem, [dated], key="a", day=1)
+    say(mem, [dated], key="a", day=1)
     plain = "we fixed the garden hose together, Sam and me, at long last"
-    _say(mem, [plain], key="b", day=8)  # newer: the recency prior alone puts it first
+    say(mem, [plain], key="b", day=8)  # newer: the recency prior alone puts it first
 
     assert [h.text for h in mem.search("when did we fix the garden hose?", k=2)] == [dated, plain]
     assert [h.text for h in mem.search("what did we fix in the garden?", k=2)] == [plain, dated]
@@ -60,8 +40,8 @@ def test_search_prefers_the_turn_with_a_day_for_a_when_question(mem: Memory) -> 
 
 def test_search_prefers_the_turn_with_a_number_for_a_how_many_question(mem: Memory) -> None:
     counted = "she planted tulips along the fence, forty of them, all red"
-    _say(mem, [counted], key="a", day=1)
-    _say(mem, ["she planted tulips along the fence, all of them red ones"], key="b", day=8)
+    say(mem, [counted], key="a", day=1)
+    say(mem, ["she planted tulips along the fence, all of them red ones"], key="b", day=8)
 
     assert mem.search("how many tulips did she plant?", k=2)[0].text == counted
 

@@ -2,40 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from pathlib import Path
-
-import pytest
-
 from nanomem.memory import Memory
 from nanomem.search import terms
+from tests.search_fixtures import mem, say  # noqa: F401 (a fixture)
 
 WEDDING = ["Kofi's brother is getting married this summer, did I tell you?",
            "no! where?",
            "in Kumasi in August, so we're flying out to Ghana for ten days."]
 
 
-def _clock() -> datetime:
-    return datetime(2026, 5, 9, 10, 0)
-
-
-def _say(mem: Memory, texts: list[str], *, key: str = "cli", day: int = 8) -> None:
-    mem.archive.append_messages(
-        [{"role": "user" if i % 2 == 0 else "assistant", "content": text,
-          "timestamp": f"2026-05-{day:02d}T09:{i:02d}:00"} for i, text in enumerate(texts)],
-        session_key=key, start=0, chunk=f"{key}{day}")
-
-
-@pytest.fixture
-def mem(workspace: Path) -> Memory:
-    memory = Memory(workspace, clock=_clock)
-    yield memory
-    memory.close()
-
-
 def test_search_finds_the_answer_next_to_the_turn_that_matches(mem: Memory) -> None:
-    _say(mem, WEDDING)
-    _say(mem, ["my brother is fine", "the summer was hot"], key="other")
+    say(mem, WEDDING)
+    say(mem, ["my brother is fine", "the summer was hot"], key="other")
 
     texts = [h.text for h in mem.search("where is Kofi's brother's wedding?", k=5)]
 
@@ -44,14 +22,14 @@ def test_search_finds_the_answer_next_to_the_turn_that_matches(mem: Memory) -> N
 
 
 def test_search_window_stays_within_one_session(mem: Memory) -> None:
-    _say(mem, ["the pottery class was great"], key="a")
-    _say(mem, ["unrelated chatter about nothing"], key="b")
+    say(mem, ["the pottery class was great"], key="a")
+    say(mem, ["unrelated chatter about nothing"], key="b")
 
     assert [h.text for h in mem.search("pottery")] == ["the pottery class was great"]
 
 
 def test_search_ranks_a_matching_turn_above_its_neighbours(mem: Memory) -> None:
-    _say(mem, ["hello", "we adopted a beagle", "how lovely"])
+    say(mem, ["hello", "we adopted a beagle", "how lovely"])
 
     hits = mem.search("beagle")
 
@@ -73,21 +51,21 @@ def test_search_window_keeps_to_the_date_filter(mem: Memory) -> None:
 
 
 def test_search_window_is_off_when_archive_is_not_searched(mem: Memory) -> None:
-    _say(mem, WEDDING)
+    say(mem, WEDDING)
     mem.history.append("- [durable] Kofi's brother is getting married", session_key="cli")
 
     assert [h.source for h in mem.search("brother married", sources=["history"])] == ["history"]
 
 
 def test_search_matches_an_inflected_word_by_its_stem(mem: Memory) -> None:
-    _say(mem, ["we painted a sunrise last week", "the weather was grey"], key="a")
+    say(mem, ["we painted a sunrise last week", "the weather was grey"], key="a")
 
     assert mem.search("painting")[0].text == "we painted a sunrise last week"
     assert mem.search("sunrises")[0].text == "we painted a sunrise last week"
 
 
 def test_search_still_matches_chinese_inside_a_window(mem: Memory) -> None:
-    _say(mem, ["你周末干什么了？", "我们去爬山了。", "真好"])
+    say(mem, ["你周末干什么了？", "我们去爬山了。", "真好"])
 
     texts = [h.text for h in mem.search("爬山")]
 
