@@ -37,7 +37,7 @@ from nanomem.forget import receipt as receipts
 from nanomem.forget.match import Matcher
 from nanomem.forget.places import INDEX, FileEdit, Place, Scrubbed, places, read_file, scrub_lines
 from nanomem.forget.receipt import ForgetReceipt
-from nanomem.forget.sweep import sweep, sweep_objects
+from nanomem.forget.sweep import sweep, sweep_objects, sweep_text
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.journaled import recover_journal
 from nanomem.versions.stalelocks import clear_stale_git_locks
@@ -150,8 +150,10 @@ def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, co
         with FileLock(store.git_dir / "nanomem.lock"):
             plan = _plan(workspace, matcher, options, store.repo, store.git_dir)
             if plan.empty and journal is None:
+                for rel in plan.index:  # only the derived index still held the text
+                    workspace.path(rel).unlink(missing_ok=True)
                 hits = sweep(workspace, matcher, store.git_dir)
-                status = "nothing_found" if not hits else "incomplete"
+                status = "incomplete" if hits else "forgotten" if plan.index else "nothing_found"
                 return replace(_receipt(plan, status, clock), hits=tuple(hits))
             receipt = _receipt(plan, "forgotten", clock)
             receipt = _merge_journal(receipt, journal)
@@ -227,8 +229,16 @@ def _plan(workspace: Workspace, matcher: Matcher, options: ForgetOptions, repo: 
     changes = any(edit.changes for edit in edits) or (git is not None and git.changes)
     if git_dir is not None and not changes:  # unreachable leftovers only prune can take away
         object_hits = len(sweep_objects(git_dir, matcher))
-    index = INDEX.paths(workspace) if changes or object_hits else []
+    index = INDEX.paths(workspace)
+    if not (changes or object_hits):  # the index may hold a text the files no longer have
+        index = [rel for rel in index if _holds(workspace, rel, matcher)]
     return _Plan(edits, git, object_hits, index)
+
+
+def _holds(workspace: Workspace, rel: str, matcher: Matcher) -> bool:
+    data = read_file(workspace, rel)
+    return data is not None and bool(sweep_text(data.decode("utf-8", "replace"), matcher,
+                                                json_lines=False))
 
 
 def _refused(plan: _Plan) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,13 +37,16 @@ from typing import Any
 from nanomem.errors import NanomemError, ProviderError
 from nanomem.search import prior, terms, vectors, window
 from nanomem.search.collapse import plan_collapse
-from nanomem.search.rank import SOURCES, Hit, fuse_ranks, parse_day, score_hit
+from nanomem.search.docs import Doc, delete_docs, fetch_docs, insert_docs, plan_file_docs
+from nanomem.search.historydocs import update_history
+from nanomem.search.marks import parse_offset_mark, read_tail_hash, set_mark
+from nanomem.search.rank import SOURCES, Hit, fuse_ranks, score_hit
 from nanomem.store.archive import Archive, read_records
 from nanomem.store.history import History
 from nanomem.store.memfiles import read_memory_files
 from nanomem.store.moved import read_moved_bytes
 from nanomem.store.workspace import Workspace, template_lines
-from nanomem.vocab import MOVED_MD, is_pinned
+from nanomem.vocab import MOVED_MD
 from nanomem.text.redact import redact_for_model
 
 logger = logging.getLogger(__name__)
@@ -59,7 +62,6 @@ MATCHED = ("latin", "cjk", "who", "nlatin", "ncjk")
 COMMON_SHARE = 0.02  # a query term in more than 2 % of the documents (and over COMMON_FLOOR) ...
 COMMON_FLOOR = 1000  # ... is left out of the search, like a stop word
 COMMON_RECENT = 2000  # a query of common terms only ranks the newest this many documents it matches
-_TAIL_CHECK = 64
 _SCHEMA = """
 CREATE TABLE docs(
     rowid INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
@@ -74,33 +76,6 @@ CREATE TABLE chunks(session_key TEXT NOT NULL, chunk TEXT NOT NULL, said_at TEXT
 CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, content='',
     tokenize='porter unicode61 remove_diacritics 2');
 """
-_COLUMNS = ("uid, source, path, line, cursor, session_key, role, name, said_at, day, pinned, body, "
-            "near, seq, units")
-
-
-@dataclass(frozen=True)
-class Doc:
-    """One indexed text (a memory-file line, a history entry or an archived turn)."""
-
-    uid: str
-    source: str
-    body: str
-    said_at: str = ""
-    path: str | None = None
-    line: int | None = None
-    cursor: int | None = None
-    session_key: str | None = None
-    role: str | None = None
-    name: str | None = None
-    pinned: bool = False
-    near: str = ""
-    seq: int | None = None  # an archived turn's position in its session (archive order)
-
-    def row(self) -> tuple[Any, ...]:
-        return (self.uid, self.source, self.path, self.line, self.cursor, self.session_key,
-                self.role, self.name, self.said_at, parse_day(self.said_at), int(self.pinned),
-                self.body, self.near, self.seq, prior.plan_content_units(self.body))
-
 
 @dataclass(frozen=True)
 class UpdateStats:
@@ -110,39 +85,6 @@ class UpdateStats:
     history: int = 0
     archive: int = 0
     rebuilt: bool = False
-
-
-def render_fts_row(source: str, pinned: bool, body: str, name: str | None = None,
-                   near: str = "") -> tuple[str, ...]:
-    """The FTS columns of a document (pure): Latin text, CJK pairs, source tags, speaker, and
-    the previous turn's Latin text and CJK pairs.
-
-    >>> render_fts_row("archive", False, "Lives in 北京", "Ana", "where?")
-    ('lives in  ', '北京 京', 'srcarchive', 'ana', 'where?', '')
-    """
-    tags = f"src{source}" + (" srcpin" if pinned else "")
-    return (terms.render_latin(body), terms.render_cjk_terms(body), tags,
-            terms.render_latin(name or ""), terms.render_latin(near), terms.render_cjk_terms(near))
-
-
-def plan_file_docs(rel: str, text: str, skip: frozenset[str] = frozenset()) -> list[Doc]:
-    """The documents of one memory file (pure): each non-blank line that is neither a heading
-    nor template text written for people (``skip``). Ids are stable while the line is there.
-
-    >>> [d.line for d in plan_file_docs("USER.md", "# User\\n\\n- Likes tea\\n- Likes tea\\n")]
-    [3, 4]
-    """
-    docs: list[Doc] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(text.split("\n"), start=1):  # as the prompt block counts
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#") or stripped in skip:
-            continue
-        digest = hashlib.sha256(f"{rel}\0{stripped}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        seen[digest] = seen.get(digest, 0) + 1
-        uid = f"f:{digest}" + (f".{seen[digest]}" if seen[digest] > 1 else "")
-        docs.append(Doc(uid, "file", line, path=rel, line=number, pinned=is_pinned(stripped)))
-    return docs
 
 
 class SearchIndex:
@@ -265,14 +207,14 @@ class SearchIndex:
             stats = UpdateStats(
                 files=self._update_files(db, marks, files or {}),
                 archive=self._update_archive(db, marks),  # first: history dates come from it
-                history=self._update_history(db, marks),
+                history=update_history(db, marks, self.history, lambda docs: self._insert(db, docs)),
                 rebuilt=rebuilt,
             )
             if stats.history or stats.archive:
                 newest = [float(marks["newest_day"])] if marks.get("newest_day") else []
                 newest += [self._newest] if self._newest is not None else []
                 if newest:
-                    _set_mark(db, "newest_day", repr(max(newest)))
+                    set_mark(db, "newest_day", repr(max(newest)))
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -304,29 +246,10 @@ class SearchIndex:
             digest = hashlib.sha256(data).hexdigest()[:16]
             old = marks.get(f"file:{rel}", "")
             if old.split("|")[-1] != digest or not old:
-                self._delete_where(db, "source = 'file' AND path = ?", (rel,))
+                delete_docs(db, "source = 'file' AND path = ?", (rel,))
                 text = redact_for_model(data.decode("utf-8", "surrogateescape"))
                 added += self._insert(db, plan_file_docs(rel, text, skip))
-            _set_mark(db, f"file:{rel}", f"{signature}|{digest}")
-        return added
-
-    def _update_history(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
-        """Entries above the last cursor indexed, from every segment and ``history.jsonl``."""
-        done = int(marks.get("history", "0") or 0)
-        if self.history.last_cursor() <= done:
-            return 0
-        added, top, batch = 0, done, []
-        for entry in self.history.iter_entries(done):
-            said = _read_chunk_said_at(db, entry.session_key, entry.chunk) or entry.timestamp
-            batch.append(Doc(f"h:{entry.cursor}", "history", entry.content, said_at=said,
-                             cursor=entry.cursor, session_key=entry.session_key))
-            top = max(top, entry.cursor)
-            if len(batch) >= 2000:
-                added += self._insert(db, batch)
-                batch = []
-        added += self._insert(db, batch)
-        if top > done:
-            _set_mark(db, "history", str(top))
+            set_mark(db, f"file:{rel}", f"{signature}|{digest}")
         return added
 
     def _update_archive(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
@@ -334,16 +257,16 @@ class SearchIndex:
         chunks: dict[tuple[str, str], str] = {}  # (session key, chunk) -> its last said-at time
         for path in self.archive.segments():
             name = f"archive:{path.name}"
-            offset, check = _parse_offset_mark(marks.get(name))
+            offset, check = parse_offset_mark(marks.get(name))
             try:
                 size = path.stat().st_size
             except FileNotFoundError:
                 continue
             if size == offset and offset == 0:
                 continue
-            if offset and (size < offset or _tail_hash(path, offset) != check):
+            if offset and (size < offset or read_tail_hash(path, offset) != check):
                 logger.warning("search: %s was rewritten; indexing it again", path.name)
-                self._delete_where(db, "source = 'archive' AND path = ?", (path.name,))
+                delete_docs(db, "source = 'archive' AND path = ?", (path.name,))
                 offset = 0
                 for key in [k for k in marks if k.startswith("near:")]:
                     marks[key] = ""  # what preceded the segment's first turns is not known
@@ -369,46 +292,18 @@ class SearchIndex:
                     batch = []
             added += self._insert(db, batch)
             if end != offset:
-                _set_mark(db, name, f"{end}:{_tail_hash(path, end)}")
+                set_mark(db, name, f"{end}:{read_tail_hash(path, end)}")
         for key in moved:
-            _set_mark(db, key, marks[key])
+            set_mark(db, key, marks[key])
         db.executemany("INSERT INTO chunks VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET said_at = "
                        "max(said_at, excluded.said_at)", [(*p, t) for p, t in chunks.items()])
         return added
 
     def _insert(self, db: sqlite3.Connection, docs: Iterable[Doc]) -> int:
-        rows = [doc.row() for doc in docs]
-        if not rows:
-            return 0
-        first = (db.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]) + 1
-        days = [row[9] for row in rows if row[9] is not None]
-        if days:
-            self._newest = max(days + ([self._newest] if self._newest is not None else []))
-        fresh: list[tuple[Any, ...]] = []
-        fts_rows: list[tuple[Any, ...]] = []
-        known = _existing_uids(db, [row[0] for row in rows])
-        for row in rows:
-            if row[0] in known:
-                continue
-            known.add(row[0])
-            rowid = first + len(fresh)
-            fresh.append((rowid, *row))
-            fts_rows.append((rowid, *render_fts_row(row[1], bool(row[10]), row[11], row[7], row[12])))
-        db.executemany(f"INSERT INTO docs(rowid, {_COLUMNS}) VALUES "
-                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
-        db.executemany("INSERT INTO fts(rowid, latin, cjk, src, who, nlatin, ncjk) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?)", fts_rows)
-        return len(fresh)
-
-    def _delete_where(self, db: sqlite3.Connection, where: str, args: Sequence[Any]) -> None:
-        gone = db.execute(f"SELECT rowid, source, pinned, body, name, near FROM docs WHERE {where}",
-                          args).fetchall()
-        db.executemany("INSERT INTO fts(fts, rowid, latin, cjk, src, who, nlatin, ncjk) "
-                       "VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
-                       [(rowid, *render_fts_row(source, bool(pinned), body, name, near))
-                        for rowid, source, pinned, body, name, near in gone])
-        vectors.delete_rows(db, [row[0] for row in gone])
-        db.execute(f"DELETE FROM docs WHERE {where}", args)
+        added, newest = insert_docs(db, docs)
+        if newest is not None:
+            self._newest = newest if self._newest is None else max(self._newest, newest)
+        return added
 
     def search(self, query: str, *, k: int = 8, since: str | None = None,
                until: str | None = None, sources: Sequence[str] | None = None,
@@ -503,14 +398,14 @@ class SearchIndex:
         newest_mark = db.execute("SELECT value FROM marks WHERE name = 'newest_day'").fetchone()
         newest = float(newest_mark[0]) if newest_mark and newest_mark[0] else None
         scored = []  # scores from the few columns they need; whole rows only for the best
-        for rowid, uid, source, pinned, day in _fetch_docs(db, list(relevance),
+        for rowid, uid, source, pinned, day in fetch_docs(db, list(relevance),
                                                            "uid, source, pinned, day"):
             score = score_hit(relevance[rowid], source=source, pinned=bool(pinned), day=day,
                               newest_day=newest)
             scored.append((-score, uid, rowid))
         best = {rowid: -neg for neg, _, rowid in sorted(scored)[:max(4 * k, 32) if collapse else k]}
         hits: list[Hit] = []
-        for row in _fetch_docs(db, list(best)):
+        for row in fetch_docs(db, list(best)):
             rowid, uid, source, path, line, cursor, key, role, name, said, _, pinned, body = row[:13]
             hits.append(Hit(uid, source, body, best[rowid], timestamp=said, path=path, line=line,
                             cursor=cursor, session_key=key, role=role, name=name,
@@ -534,54 +429,6 @@ def _identity(path: Path) -> tuple[int, int] | None:
 def _open(target: Path) -> sqlite3.Connection:
     # One connection per SearchIndex, guarded by its lock (Memory may be used from threads).
     return sqlite3.connect(str(target), timeout=10.0, isolation_level=None, check_same_thread=False)
-
-
-def _fetch_docs(db: sqlite3.Connection, rowids: list[int],
-                columns: str = _COLUMNS) -> Iterator[tuple[Any, ...]]:
-    for start in range(0, len(rowids), 500):
-        part = rowids[start:start + 500]
-        marks = ",".join("?" * len(part))
-        yield from db.execute(f"SELECT rowid, {columns} FROM docs WHERE rowid IN ({marks})", part)
-
-
-def _existing_uids(db: sqlite3.Connection, uids: list[str]) -> set[str]:
-    found: set[str] = set()
-    for start in range(0, len(uids), 500):
-        part = uids[start:start + 500]
-        marks = ",".join("?" * len(part))
-        found.update(r[0] for r in db.execute(f"SELECT uid FROM docs WHERE uid IN ({marks})", part))
-    return found
-
-
-def _read_chunk_said_at(db: sqlite3.Connection, session_key: str | None,
-                        tag: str | None) -> str | None:
-    """When the last message of a history entry's chunk was said (the consolidator tags an
-    entry ``<fingerprint>/<count>``, and the chunk's archived turns carry the fingerprint)."""
-    if not tag or session_key is None:
-        return None
-    found = db.execute("SELECT said_at FROM chunks WHERE session_key = ? AND chunk = ?",
-                       (session_key, tag.split("/")[0])).fetchone()
-    return found[0] if found else None
-
-
-def _set_mark(db: sqlite3.Connection, name: str, value: str) -> None:
-    db.execute("INSERT INTO marks(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET "
-               "value = excluded.value", (name, value))
-
-
-def _parse_offset_mark(value: str | None) -> tuple[int, str]:
-    if not value:
-        return 0, ""
-    offset, _, check = value.partition(":")
-    return (int(offset), check) if offset.isdigit() else (0, "")
-
-
-def _tail_hash(path: Path, offset: int) -> str:
-    """A hash of the bytes just before ``offset``: a rewritten segment changes it."""
-    with open(path, "rb") as handle:
-        start = max(0, offset - _TAIL_CHECK)
-        handle.seek(start)
-        return hashlib.sha256(handle.read(offset - start)).hexdigest()[:16]
 
 
 def _is_busy(exc: sqlite3.DatabaseError) -> bool:
