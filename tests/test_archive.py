@@ -168,7 +168,7 @@ def test_history_format_is_unchanged_by_the_archive(workspace: Path) -> None:
     for line in lines:  # what nanobot reads: cursor, timestamp, content (+ optional fields)
         data = json.loads(line)
         assert {"cursor", "timestamp", "content"} <= set(data) <= {
-            "cursor", "timestamp", "content", "session_key", "kind", "chunk"}
+            "cursor", "timestamp", "content", "session_key", "kind", "chunk", "said_at"}
         assert type(data["cursor"]) is int and isinstance(data["content"], str)
 
 

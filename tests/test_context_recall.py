@@ -162,3 +162,29 @@ def test_memory_context_dates_entries_of_a_real_consolidation_when_said(workspac
     assert result.status == "archived" and entries and all(e.chunk for e in entries)
     assert all(e.timestamp == "2026-05-09 10:00" for e in entries)
     assert "[2026-04-20 09:" in text and "[2026-05-09 10:00]" not in text
+
+
+def test_memory_context_dates_a_pending_entry_whose_chunk_is_far_back_in_the_archive(
+    workspace: Path,
+) -> None:
+    from nanomem.store.sessions import append_messages
+
+    turns = [{"role": "user" if i % 2 == 0 else "assistant",
+              "content": f"I always take the 7:40 train to work, note {i}.",
+              "timestamp": f"2026-04-20 09:{i:02d}:00"} for i in range(40)]
+    append_messages(workspace / "sessions" / "cli.jsonl", turns, key="cli", clock=_clock)
+    with Memory(workspace, clock=_clock) as mem:
+        assert mem.consolidate("cli", context_window=5_600).status == "archived"
+    filler = b"".join(  # 9 MiB archived after the chunk, by another session
+        b'{"id": "f%d", "session_key": "web", "index": %d, "role": "user", "said_at": '
+        b'"2026-05-09 09:59", "text": "%s", "archived_at": "2026-05-09 10:00"}\n'
+        % (i, i, b"filler " * 140) for i in range(9 * 1024))
+    (workspace / "memory" / "archive" / "archive-000002.jsonl").write_bytes(filler)
+
+    with Memory(workspace, clock=_clock) as mem:  # a new process: nothing remembered
+        text = mem.context(4000)
+
+    assert "[2026-04-20 09:" in text and "[2026-05-09 10:00]" not in text
+    lines = (workspace / "memory" / "history.jsonl").read_text("utf-8").splitlines()
+    assert all(line.startswith('{"cursor": ') and '"timestamp": "2026-05-09 10:00", "content": '
+               in line and '"said_at": "2026-04-20 09:' in line for line in lines)

@@ -425,3 +425,21 @@ def test_compact_turns_overflow_segments_into_compacted_ones_once_dream_processe
     assert {seg.kind for seg in history.segments()} == {"compacted"}
     assert [e.cursor for e in history.read_since(0)] == list(range(1, 41))
     assert [e.cursor for e in history.read_since(history.read_dream_cursor())] == []
+
+
+def test_append_records_when_the_words_were_said_beside_the_nanobot_fields(workspace: Path) -> None:
+    history = History(Workspace(workspace), clock=lambda: datetime(2026, 5, 9, 10, 0))
+    history.append("- [durable] Takes the 7:40 train.", session_key="cli", said_at="2026-04-20 09:39")
+    history.append("- [durable] Said just now.", said_at="2026-05-09 10:00")
+
+    lines = [json.loads(line) for line in (workspace / "memory" / "history.jsonl").read_text("utf-8").splitlines()]
+    assert lines[0] == {"cursor": 1, "timestamp": "2026-05-09 10:00",
+                        "content": "- [durable] Takes the 7:40 train.", "session_key": "cli",
+                        "said_at": "2026-04-20 09:39"}
+    assert "said_at" not in lines[1]  # the archiving time itself needs no second field
+    assert [e.said_at for e in history.read_since(0)] == ["2026-04-20 09:39", None]
+
+
+def test_append_refuses_a_said_at_that_is_not_a_minute(workspace: Path) -> None:
+    with pytest.raises(HistoryError, match="said_at must be 'YYYY-MM-DD HH:MM'"):
+        History(Workspace(workspace)).append("x", said_at="yesterday")

@@ -80,3 +80,11 @@ def test_said_times_reads_a_record_that_starts_exactly_at_the_window_edge(worksp
     archive.append_messages([_said(8, 45)], session_key="cli", start=1, chunk="e2")
 
     assert said.read([_entry(1, "e2/1")]) == {1: "2026-05-08 09:45"}  # only the new bytes read
+
+
+def test_said_times_takes_an_entrys_own_said_at_without_reading_the_archive(workspace: Path) -> None:
+    ws = Workspace(workspace)
+    entry = HistoryEntry(1, "2026-05-09 10:00", "- [durable] fact", "cli", None, "gone/1",
+                         said_at="2026-03-01 08:00")
+
+    assert SaidTimes(ws.archive_dir).read([entry, _entry(2, "gone/1")]) == {1: "2026-03-01 08:00"}

@@ -42,6 +42,7 @@ from nanomem.store.archive import Archive
 from nanomem.store.sessions import (
     Session,
     format_messages,
+    latest_message_time,
     load_session,
     save_session,
     session_lock,
@@ -469,8 +470,10 @@ class _Run:
             self.archive.append_messages(session.messages[start:end], session_key=session.key,
                                          start=start, chunk=fingerprint(session.messages[start:end]))
         if entries:  # the append must succeed before the offset moves
+            said = latest_message_time(session.messages[session.last_consolidated:end])
             self.cursors.extend(self.history.append_many(
-                list(entries), session_key=session.key, kind=kind, chunk=self.chunk_tag))
+                list(entries), session_key=session.key, kind=kind, chunk=self.chunk_tag,
+                said_at=said))
         advanced = replace(session, last_consolidated=end, updated_at=stamp)
         return advanced.with_metadata(**{FAILURE_KEY: None})
 

@@ -105,7 +105,7 @@ def _recheck(db: sqlite3.Connection, history: History, insert: Insert, first: in
 
 
 def _doc(db: sqlite3.Connection, entry: HistoryEntry) -> Doc:
-    said = getattr(entry, "said_at", None) or _read_chunk_said_at(db, entry.session_key, entry.chunk)
+    said = entry.said_at or _read_chunk_said_at(db, entry.session_key, entry.chunk)
     return Doc(f"h:{entry.cursor}", "history", entry.content, said_at=said or entry.timestamp,
                cursor=entry.cursor, session_key=entry.session_key)
 

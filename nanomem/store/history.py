@@ -20,18 +20,18 @@ import logging
 import os
 from collections.abc import Callable, Generator, Iterable
 from contextlib import closing
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from nanomem.config import Config
-from nanomem.errors import HistoryError, StoreFileError
+from nanomem.errors import HistoryError
 from nanomem.store import compaction
 from nanomem.store.cursorfiles import read_cursor_file, write_cursor_file, write_cursor_hint
 from nanomem.store.historyorder import iter_in_order, repair_file, sample_order
-from nanomem.store.fsutil import FileLock, atomic_write, fsync_dir, os_error_fix
-from nanomem.store.historyfile import (
+from nanomem.store.fsutil import FileLock
+from nanomem.store.historyappend import append_lines, check_append, plan_content
+from nanomem.store.historyfile import (  # the caps and the entry are part of this API too
     ENTRY_MAX_CHARS,
     SUMMARY_MAX_CHARS,
     ChunkRecord,
@@ -39,18 +39,14 @@ from nanomem.store.historyfile import (
     LineReader,
     MalformedLines,
     Segment,
-    cap_content,
     entries_of,
     find_chunk,
     list_segments,
     open_segment,
     open_log,
-    parse_line_bytes,
     read_tail_cursor,
-    render_line,
     segment_name,
 )
-from nanomem.text.redact import redact
 from nanomem.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -58,10 +54,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+__all__ = ["ENTRY_MAX_CHARS", "SUMMARY_MAX_CHARS", "History", "HistoryEntry"]
+
 OVERFLOW_FACTOR = 10
 OUTLIER_GAP = 1_000_000
 EXACT_COUNT_BYTES = 1 << 20
-KINDS: tuple[str, ...] = ("summary", "raw")
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 
 
@@ -86,31 +83,29 @@ class History:
     # appending ---------------------------------------------------------------------------------
 
     def append(self, text: str, *, session_key: str | None = None, kind: str | None = None,
-               chunk: str | None = None) -> int:
+               chunk: str | None = None, said_at: str | None = None) -> int:
         """Redact, cap and append one entry; return its cursor.
 
         >>> History(Workspace(Path("ws"))).append("note")  # doctest: +SKIP
         1
         """
-        return self.append_many([text], session_key=session_key, kind=kind, chunk=chunk)[0]
+        return self.append_many([text], session_key=session_key, kind=kind, chunk=chunk,
+                                said_at=said_at)[0]
 
     def append_many(self, texts: Iterable[str], *, session_key: str | None = None,
-                    kind: str | None = None, chunk: str | None = None) -> list[int]:
+                    kind: str | None = None, chunk: str | None = None,
+                    said_at: str | None = None) -> list[int]:
         """Append several entries under one lock, in one write: all of them or none.
 
         ``chunk`` tags every entry (the consolidator's chunk fingerprint): when the newest
         chunk of ``session_key`` already has that tag, nothing is written and its cursors are
-        returned, so a retry after a kill never archives the chunk twice.
+        returned, so a retry after a kill never archives the chunk twice. ``said_at``
+        (``YYYY-MM-DD HH:MM``): when the entries' words were said, if not at the archiving time.
         """
-        if kind is not None and kind not in KINDS:
-            raise HistoryError(f"history entry kind {kind!r} is unknown; use one of {KINDS}")
-        if session_key is not None and not isinstance(session_key, str):
-            raise HistoryError(f"session_key must be a string, not {type(session_key).__name__}")
-        if chunk is not None and (not isinstance(chunk, str) or not chunk or "\n" in chunk):
-            raise HistoryError(f"chunk must be a one-line non-empty string, not {chunk!r}")
+        check_append(session_key=session_key, kind=kind, chunk=chunk, said_at=said_at)
         if isinstance(texts, (str, bytes)):
             raise HistoryError("append_many takes a list of texts; use append() for one text")
-        contents = [self._prepare(text, kind) for text in texts]
+        contents = [plan_content(text, kind) for text in texts]
         if not contents:
             return []
         self._ensure_migrated()
@@ -124,64 +119,16 @@ class History:
             self._repair_order_locked()
             base = self._next_base_locked()
             stamp = self._clock().strftime(TIMESTAMP_FORMAT)
-            entries = [HistoryEntry(base + i, stamp, content, session_key, kind, chunk)
+            said = said_at if said_at != stamp else None  # the archiving time needs no second field
+            entries = [HistoryEntry(base + i, stamp, content, session_key, kind, chunk, said)
                        for i, content in enumerate(contents, start=1)]
             clean = self._order_cache is not None and self._order_cache[1] is None
-            self._append_lines_locked(entries)
+            append_lines(self.path, entries)
             if clean:  # appending above every cursor keeps the order: no need to sample again
                 stat = os.stat(self.path)
                 self._order_cache = ((stat.st_ino, stat.st_size, stat.st_mtime_ns), None)
             self._write_cursor_hint(entries[-1].cursor)
         return [entry.cursor for entry in entries]
-
-    def _prepare(self, text: str, kind: str | None) -> str:
-        if not isinstance(text, str):
-            raise HistoryError(f"history entry must be text, not {type(text).__name__}")
-        if not text.strip():
-            raise HistoryError("refusing to append an empty history entry; pass some text")
-        redaction = redact(text)
-        if redaction.total:
-            logger.info("redacted %s before writing history", dict(redaction.counts))
-        limit = SUMMARY_MAX_CHARS if kind == "summary" else ENTRY_MAX_CHARS
-        content = cap_content(redaction.text, limit)
-        if len(content) != len(redaction.text):
-            logger.warning("history entry of %d chars cut to %d", len(redaction.text), limit)
-        return content
-
-    def _append_lines_locked(self, entries: list[HistoryEntry]) -> None:
-        payload, path = b"".join(render_line(entry) for entry in entries), self.path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise StoreFileError(f"{path}: cannot open for append ({exc.strerror}); "
-                               f"{os_error_fix(exc)}") from exc
-        try:
-            size = os.fstat(fd).st_size
-            if size > 0:
-                os.lseek(fd, size - 1, os.SEEK_SET)
-                if os.read(fd, 1) != b"\n":  # a torn last line: start on a fresh line
-                    payload = b"\n" + payload
-            written = 0
-            try:
-                while written < len(payload):
-                    written += os.write(fd, payload[written:])
-                os.fsync(fd)
-            except OSError as exc:
-                self._roll_back(fd, size, exc)
-        finally:
-            os.close(fd)
-
-    def _roll_back(self, fd: int, size: int, exc: OSError) -> None:
-        """Cut a failed append back to ``size``; say so plainly when even that fails."""
-        try:
-            os.ftruncate(fd, size)
-        except OSError as again:
-            raise StoreFileError(
-                f"{self.path}: append failed ({exc.strerror}) and so did cutting back the partial "
-                f"line ({again.strerror}); readers skip the torn line; {os_error_fix(exc)}") from exc
-        raise StoreFileError(f"{self.path}: append failed ({exc.strerror}); nothing was written; "
-                           f"{os_error_fix(exc)}") from exc
 
     def _write_cursor_hint(self, cursor: int) -> None:
         """``.cursor`` is a hint (no fsync): a failure warns, the entry is saved all the same."""
@@ -532,53 +479,19 @@ class History:
 
     def migrate_legacy(self) -> MigrationResult:
         """Move ``memory/HISTORY.md`` into ``history.jsonl`` once (rules in nanomem.store.legacy)."""
-        from nanomem.store.legacy import MigrationResult, backup_path, plan_migration  # cycle-free
+        from nanomem.store.migration import migrate_locked  # loaded only where a legacy file is
 
         self._migration_checked = True
-        legacy = self.workspace.legacy_history
-        if not legacy.is_file():
-            return MigrationResult("nothing_to_do", reason="no memory/HISTORY.md")
+
+        def write_cursors(cursor: int) -> None:
+            self._write_cursor_file(self.workspace.dream_cursor, cursor)
+            self._write_cursor_file(self.workspace.cursor, cursor)
+
         with self._lock:
-            try:
-                original = legacy.read_bytes()
-            except OSError as exc:
-                raise HistoryError(f"{legacy}: cannot read ({exc.strerror})") from exc
-            if self.path.exists() and self.path.stat().st_size > 0:
-                if _find_backup(legacy, original):  # a migration killed before its last step
-                    legacy.unlink()
-                    fsync_dir(legacy.parent)
-                    return MigrationResult("migrated", reason="finished an interrupted migration")
-                logger.info("memory/HISTORY.md left alone: history.jsonl already has entries")
-                return MigrationResult("skipped", reason="history.jsonl is not empty")
-            now = self._clock().strftime(TIMESTAMP_FORMAT)
-            entries = plan_migration(original.decode("utf-8", errors="replace"),
-                                     base=self._next_base_locked(), now=now)
-            # The byte-identical backup first, then cursors and entries, then the original goes:
-            # a crash at any step re-runs safely or finishes above.
-            backup = _find_backup(legacy, original)
-            if backup is None:
-                backup = backup_path(legacy)
-                atomic_write(backup, original)
-            if entries:
-                self._write_cursor_file(self.workspace.dream_cursor, entries[-1].cursor)
-                self._write_cursor_file(self.workspace.cursor, entries[-1].cursor)
-                atomic_write(self.path, b"".join(render_line(e) for e in entries))
-            legacy.unlink()
-            fsync_dir(legacy.parent)
-        logger.info("migrated %d entries from HISTORY.md (kept as %s)", len(entries), backup.name)
-        first, last = (entries[0].cursor, entries[-1].cursor) if entries else (None, None)
-        return MigrationResult("migrated", len(entries), first, last, backup=backup)
-
-
-def _find_backup(legacy: Path, original: bytes) -> Path | None:
-    """A ``HISTORY.md.bak*`` beside ``legacy`` that holds exactly ``original``, if any."""
-    for candidate in sorted(legacy.parent.glob(legacy.name + ".bak*")):
-        try:
-            if candidate.read_bytes() == original:
-                return candidate
-        except OSError:
-            continue
-    return None
+            return migrate_locked(self.workspace.legacy_history, self.path,
+                                  base=self._next_base_locked,
+                                  now=self._clock().strftime(TIMESTAMP_FORMAT),
+                                  write_cursors=write_cursors)
 
 
 def _check_count(value: object, message: str) -> None:

@@ -53,11 +53,13 @@ class HistoryEntry:
     session_key: str | None = None
     kind: str | None = None
     chunk: str | None = None
+    said_at: str | None = None  # when the words were said (``YYYY-MM-DD HH:MM``), if not ``timestamp``
 
     def to_json(self) -> dict[str, object]:
         """The line's JSON object: optional fields only when set."""
         data = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content}
-        optional = {"session_key": self.session_key, "kind": self.kind, "chunk": self.chunk}
+        optional = {"session_key": self.session_key, "kind": self.kind, "chunk": self.chunk,
+                    "said_at": self.said_at}
         return {**data, **{key: value for key, value in optional.items() if value is not None}}
 
 
@@ -92,9 +94,10 @@ def parse_line(line: str) -> HistoryEntry | LineProblem:
     if not isinstance(content, str):
         return LineProblem("bad-content", f"content {content!r:.40}")
     text_or = {key: data[key] if isinstance(data.get(key), str) else None
-               for key in ("timestamp", "session_key", "kind", "chunk")}
+               for key in ("timestamp", "session_key", "kind", "chunk", "said_at")}
     return HistoryEntry(cursor, text_or["timestamp"] or "", content,
-                        text_or["session_key"], text_or["kind"], text_or["chunk"])
+                        text_or["session_key"], text_or["kind"], text_or["chunk"],
+                        text_or["said_at"])
 
 
 def render_line(entry: HistoryEntry) -> bytes:

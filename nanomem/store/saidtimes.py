@@ -1,6 +1,11 @@
-"""When the messages behind a history entry were said, found at the archive's tail.
+"""When the messages behind a history entry were said: its own ``said_at``, or its chunk's
+latest ``said_at`` found at the archive's tail.
 
-A history entry's ``timestamp`` is when it was archived. The consolidator tags each entry with
+A history entry's ``timestamp`` is when it was archived. The consolidator writes the latest
+time among its chunk's messages into the entry as ``said_at`` (when it differs from the
+archiving time), so an entry it wrote gives its said time itself, whatever the archive's size.
+
+Entries written before that field existed are looked up in the archive. The consolidator tags each entry with
 its chunk's fingerprint (``chunk``: ``<fingerprint>/<count>``) and appends the chunk's messages
 to the archive just before, each record carrying that fingerprint and its ``said_at``
 (:mod:`nanomem.store.archive`). So the time an entry's words were said is the latest ``said_at``
@@ -16,8 +21,8 @@ must not read the archive each time (:class:`SaidTimes`):
 - a time found is remembered for good (closed chunks never change); a chunk not found is
   searched again only in what was archived since.
 
-An entry without a chunk tag, written before the archive existed, or whose chunk lies further
-back than the scan limit keeps its archiving time.
+Such an entry without a chunk tag, written before the archive existed, or whose chunk lies
+further back than the scan limit keeps its archiving time.
 """
 
 from __future__ import annotations
@@ -67,10 +72,14 @@ class SaidTimes:
         self._missed_at: tuple[str, int] | None = None  # the archive's end when they were missed
 
     def read(self, entries: Iterable[HistoryEntry]) -> dict[int, str]:
-        """``{cursor: said_at}`` for the entries whose chunk is in the archive's tail."""
+        """``{cursor: said_at}`` for the entries that record it or whose chunk is in the
+        archive's tail."""
         known, said, missing = self._known, {}, set()
+        entries = list(entries)
         for entry in entries:  # on every prompt block: kept to plain dict look-ups
-            if entry.chunk and entry.session_key is not None:
+            if entry.said_at:
+                said[entry.cursor] = entry.said_at
+            elif entry.chunk and entry.session_key is not None:
                 place = (entry.session_key, entry.chunk.split("/")[0])
                 if place in known:
                     said[entry.cursor] = known[place]
@@ -79,9 +88,10 @@ class SaidTimes:
         if not missing:
             return said
         self._look_up(missing)
-        return {entry.cursor: known[place] for entry in entries if entry.chunk and
-                entry.session_key is not None and
-                (place := (entry.session_key, entry.chunk.split("/")[0])) in known}
+        said.update({entry.cursor: known[place] for entry in entries if not entry.said_at and
+                     entry.chunk and entry.session_key is not None and
+                     (place := (entry.session_key, entry.chunk.split("/")[0])) in known})
+        return said
 
     def _look_up(self, missing: set[_Place]) -> None:
         segments = list_archive_segments(self.directory)

@@ -406,6 +406,15 @@ def message_time(message: Mapping[str, Any]) -> str | None:
     return f"{found.group(1)} {found.group(2)}" if found else None
 
 
+def latest_message_time(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """The latest :func:`message_time` among ``messages``, or None when none has one (pure).
+
+    >>> latest_message_time([{"timestamp": "2026-03-02T19:05"}, {}, {"timestamp": "2026-03-01T08:00"}])
+    '2026-03-02 19:05'
+    """
+    return max(filter(None, map(message_time, messages)), default=None)
+
+
 def tool_spans(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
     """``(call_index, result_index)`` of every tool result that answers an earlier call."""
     issued: dict[str, int] = {}
