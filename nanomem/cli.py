@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from nanomem import __version__, replies
+from nanomem import __version__, recallreplies, replies, statusreplies
 from nanomem.config import PROVIDERS, load_config
 from nanomem.errors import CommandError, NanomemError
 from nanomem.records import to_json
@@ -305,7 +305,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(status, out)
         return 0
-    _show(replies.render_status_text(status), out)
+    _show(statusreplies.render_status_text(status), out)
     return 0
 
 
@@ -344,7 +344,7 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(report, out)
     else:
-        _show(replies.render_doctor(report), out)
+        _show(statusreplies.render_doctor(report), out)
     return 0 if report.ok else 1
 
 
@@ -416,7 +416,7 @@ def cmd_forget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(receipt, out)
     else:
-        print(replies.render_forget(receipt), file=out)
+        print(recallreplies.render_forget(receipt), file=out)
     if receipt.status == "refused":
         return 2
     return 0 if receipt.ok else 1
@@ -473,7 +473,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         _print_json(hits, out)
         return 0
-    print(replies.render_hits(args.query, hits) if hits else
+    print(recallreplies.render_hits(args.query, hits) if hits else
           f"nothing found for {args.query!r}", file=out)
     return 0
 

@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from nanomem import replies
+from nanomem import recallreplies, replies, statusreplies
 from nanomem.errors import CommandError, NanomemError, ShaError
 from nanomem.jobs import DreamJob, run_sync
 from nanomem.memory import Memory
@@ -157,7 +157,7 @@ async def run_command(memory: Memory, command: Command) -> str:
                 return replies.render_versions(memory.versions())
             return replies.render_restore(memory.restore(command.sha))
         if command.name == "forget":
-            return replies.render_forget(memory.forget(command.text or "",
+            return recallreplies.render_forget(memory.forget(command.text or "",
                                                        dry_run=command.dry_run))
         if command.name == "dream-prompt":
             if command.init:
@@ -166,14 +166,14 @@ async def run_command(memory: Memory, command: Command) -> str:
             text, source = memory.dream_prompt()
             return replies.render_prompt(text, source)
         if command.name == "recall" and command.text is not None:
-            return replies.render_hits(command.text, memory.search(command.text, k=RECALL_K))
+            return recallreplies.render_hits(command.text, memory.search(command.text, k=RECALL_K))
         if command.name == "remember":
             return replies.render_remembered(memory.remember(command.text or ""))
         if command.text == "pending":
             return replies.render_questions(memory.pending_questions())
         if command.number is not None:
             return replies.render_answer(memory.answer(command.number, yes=command.text == "yes"))
-        return replies.render_status(memory.status(), usages=list(COMMANDS.values()))
+        return statusreplies.render_status(memory.status(), usages=list(COMMANDS.values()))
     except ShaError as exc:
         return replies.render_sha_error(exc)
     except NanomemError as exc:

@@ -30,7 +30,7 @@ from typing import Any
 
 import jsonschema
 
-from nanomem import __version__, replies
+from nanomem import __version__, recallreplies, replies, statusreplies
 from nanomem.errors import CommandError, NanomemError
 from nanomem.memory import Memory
 from nanomem.search.tools import REMEMBER_SCHEMA, SEARCH_SCHEMA
@@ -167,7 +167,7 @@ async def call_tool(memory: Memory, name: str, arguments: Any) -> ToolReply:
 async def _search(memory: Memory, args: dict[str, Any]) -> ToolReply:
     hits = memory.search(args["query"], k=args.get("k", 8), since=args.get("since"),
                          until=args.get("until"), sources=args.get("sources"))
-    return ToolReply(replies.render_hits(args["query"], hits))
+    return ToolReply(recallreplies.render_hits(args["query"], hits))
 
 
 async def _context(memory: Memory, args: dict[str, Any]) -> ToolReply:
@@ -195,7 +195,7 @@ async def _restore(memory: Memory, args: dict[str, Any]) -> ToolReply:
 
 
 async def _status(memory: Memory, args: dict[str, Any]) -> ToolReply:
-    return ToolReply(replies.render_status(memory.status()))
+    return ToolReply(statusreplies.render_status(memory.status()))
 
 
 _HANDLERS: dict[str, Callable[[Memory, dict[str, Any]], Awaitable[ToolReply]]] = {

@@ -9,7 +9,8 @@ import pytest
 
 from nanomem.dream.audit import Refusal
 from nanomem.commands import Command, parse_command
-from nanomem.replies import render_dream, render_log, render_status
+from nanomem.replies import render_dream, render_log
+from nanomem.statusreplies import render_status
 from nanomem.dream.run import DreamResult
 from nanomem.errors import CommandError
 from nanomem.versions.gitstore import CommitInfo

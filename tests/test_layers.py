@@ -16,7 +16,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "nanomem"
 
-FACE = ("nanomem.cli", "nanomem.commands", "nanomem.replies", "nanomem.watch", "nanomem.demo",
+FACE = ("nanomem.cli", "nanomem.commands", "nanomem.replies", "nanomem.statusreplies",
+        "nanomem.recallreplies", "nanomem.watch", "nanomem.demo",
         "nanomem.mcp_server",
         "nanomem.memory", "nanomem.__main__")
 # Modules that are pure by contract: they compute, and never touch the disk, a process or the net.

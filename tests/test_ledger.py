@@ -118,7 +118,7 @@ def test_summarize_ledger_counts_the_questions_pending_facts_wait_on() -> None:
 
 def test_recall_failure_is_named_by_fact_in_body_json_audit_and_status(tmp_path: Path) -> None:
     from nanomem.memory import Memory
-    from nanomem.replies import render_status, render_status_text
+    from nanomem.statusreplies import render_status, render_status_text
 
     setup = make_setup(tmp_path)
     setup.write("USER.md", USER)
@@ -244,7 +244,7 @@ SIX = ("My name is Oskar Brandt", "I am allergic to peanuts", "I live in Tallinn
 def test_full_file_keeps_every_fact_accounted_for_findable_and_warned(tmp_path: Path) -> None:
     from nanomem.config import load_config
     from nanomem.memory import Memory
-    from nanomem.replies import render_status
+    from nanomem.statusreplies import render_status
     from nanomem.store.workspace import Workspace, init_workspace
 
     root = tmp_path / "ws"

@@ -15,7 +15,7 @@ import pytest
 from nanomem.config import load_config
 from nanomem.engines.offline.room import plan_room
 from nanomem.memory import Memory
-from nanomem.replies import render_status, render_status_text
+from nanomem.statusreplies import render_status, render_status_text
 from nanomem.store.moved import MovedLine, parse_moved, plan_append
 from nanomem.store.workspace import Workspace, init_workspace
 
