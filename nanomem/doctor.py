@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import jsonschema
 
 from nanomem.config import Config
-from nanomem.consolidate.run import build_request, check_archive_reply
+from nanomem.consolidate.request import build_request, check_archive_reply
 from nanomem.dream.tools import DREAM_TOOLS
 from nanomem.engines.chat import ChatModel, ChatRequest, ChatResponse, engine_session
 from nanomem.engines.openai import OpenAIProvider

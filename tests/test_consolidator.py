@@ -17,15 +17,14 @@ import pytest
 from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall
 from nanomem.config import Config
 from nanomem.consolidate.budget import fixed_tokens, message_tokens, plan_consolidation
-from nanomem.consolidate.run import (
+from nanomem.consolidate.request import (
     ARCHIVE_SCHEMA,
-    request_overhead,
     ARCHIVE_TOOL,
     check_archive_reply,
-    consolidate,
     render_raw_entries,
     render_summary_entries,
 )
+from nanomem.consolidate.run import consolidate, request_overhead
 from nanomem.store.history import History
 from nanomem.engines.offline.engine import OfflineEngine
 from nanomem.engines.openai import OpenAIProvider

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from nanomem.config import Config
 from nanomem.store.history import ENTRY_MAX_CHARS, History
-from nanomem.consolidate.run import render_raw_entries
+from nanomem.consolidate.request import render_raw_entries
 from nanomem.store.legacy import parse_legacy_history, plan_migration
 from nanomem.text.parts import split_parts
 from nanomem.store.workspace import Workspace

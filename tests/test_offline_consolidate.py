@@ -12,12 +12,8 @@ import pytest
 from nanomem.engines.chat import ChatRequest
 from nanomem.config import Config
 from nanomem.consolidate.budget import fixed_tokens, message_tokens
-from nanomem.consolidate.run import (
-    ConsolidateTask,
-    build_request,
-    check_archive_reply,
-    consolidate,
-)
+from nanomem.consolidate.request import ConsolidateTask, build_request, check_archive_reply
+from nanomem.consolidate.run import consolidate
 from nanomem.store.history import History
 from nanomem.engines.offline.engine import NOT_A_CHAT_MODEL, OfflineEngine, extract_facts, split_sentences
 from nanomem.store.sessions import Session, save_session
