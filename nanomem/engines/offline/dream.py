@@ -55,6 +55,7 @@ from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
 from nanomem.engines.offline.overlap import distinctive, is_duplicate, phrases, tokens
+from nanomem.engines.offline.remainder import plan_corrected_line
 from nanomem.engines.offline.reslot import implied_correction
 from nanomem.engines.offline.room import plan_make_room, replace_line
 from nanomem.engines.offline.slots import (
@@ -424,8 +425,9 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
 
 
 def corrected_text(correction: str, line: str) -> str:
-    """The text that replaces ``line``: the correction without the old value; or, when the
-    correction says nothing of what the line is about ("The number on it is K-20." for
+    """The text that replaces ``line``: the correction without the old value, with the line's
+    other facts kept (:func:`nanomem.engines.offline.remainder.plan_corrected_line`); or, when
+    the correction says nothing of what the line is about ("The number on it is K-20." for
     "My locker key is K-11"), the line with the new value put in its place.
 
     >>> corrected_text("The number on it is K-20.", "- My locker key is K-11")
@@ -440,7 +442,7 @@ def corrected_text(correction: str, line: str) -> str:
         swapped = substitute_value(correction, body)
         if swapped is not None:
             return swapped
-    return trim_correction(correction, line)
+    return plan_corrected_line(trim_correction(correction, line), body, named=old_value(correction))
 
 
 def expired_lines(files: Mapping[str, str], today: date, ttl_days: int) -> list[tuple[str, str]]:
