@@ -8,6 +8,7 @@ One router serves every host (DESIGN §8)::
     /dream-prompt [init]     show the active Dream instructions, or make an editable copy
     /memory                  status: cursors, pending entries, file sizes, last Dream, questions
     /memory pending          the open questions of memory/PENDING.md
+    /memory moved            every line Dream moved out of a full file (memory/MOVED.md)
     /memory yes N | no N     answer question N: apply its edit, or drop it (``confirm:``)
     /remember [mark] TEXT    append a fact to history now, for the next Dream
     /forget [--dry-run] TEXT remove every line holding TEXT everywhere, git history included
@@ -37,13 +38,14 @@ from nanomem import recallreplies, replies, statusreplies
 from nanomem.errors import CommandError, NanomemError, ShaError
 from nanomem.jobs import DreamJob, run_sync
 from nanomem.memory import Memory
+from nanomem.movedlist import render_moved_list
 
 COMMANDS: Mapping[str, str] = {
     "dream": "/dream [--dry-run]",
     "dream-log": "/dream-log [sha]",
     "dream-restore": "/dream-restore [sha]",
     "dream-prompt": "/dream-prompt [init]",
-    "memory": "/memory [pending | yes N | no N]",
+    "memory": "/memory [pending | moved | yes N | no N]",
     "remember": "/remember [permanent|durable|ephemeral|correction] TEXT",
     "forget": "/forget [--dry-run] TEXT",
     "recall": "/recall QUERY",
@@ -126,7 +128,7 @@ def parse_command(text: str) -> Command | None:
 
 
 def _parse_memory(args: list[str], usage: str) -> Command:
-    """``/memory``, ``/memory pending``, ``/memory yes N``, ``/memory no N``.
+    """``/memory``, ``/memory pending``, ``/memory moved``, ``/memory yes N``, ``/memory no N``.
 
     >>> _parse_memory(["yes", "3"], "").number, _parse_memory(["pending"], "").text
     (3, 'pending')
@@ -134,14 +136,14 @@ def _parse_memory(args: list[str], usage: str) -> Command:
     if not args:
         return Command("memory")
     word = args[0].lower()
-    if word == "pending" and len(args) == 1:
-        return Command("memory", text="pending")
+    if word in ("pending", "moved") and len(args) == 1:
+        return Command("memory", text=word)
     if word in ("yes", "no") and len(args) == 2 and args[1].isdigit() and int(args[1]) >= 1:
         return Command("memory", text=word, number=int(args[1]))
     if word in ("yes", "no"):
         raise CommandError(f"`/memory {word}` needs the number of a question; {usage}, e.g. "
                            f"`/memory {word} 1` (`/memory pending` lists them)")
-    raise CommandError(f"`/memory` takes `pending`, `yes N` or `no N`; {usage}")
+    raise CommandError(f"`/memory` takes `pending`, `moved`, `yes N` or `no N`; {usage}")
 
 
 async def run_command(memory: Memory, command: Command) -> str:
@@ -171,6 +173,8 @@ async def run_command(memory: Memory, command: Command) -> str:
             return replies.render_remembered(memory.remember(command.text or ""))
         if command.text == "pending":
             return replies.render_questions(memory.pending_questions())
+        if command.text == "moved":
+            return render_moved_list(memory.moved_lines())
         if command.number is not None:
             return replies.render_answer(memory.answer(command.number, yes=command.text == "yes"))
         return statusreplies.render_status(memory.status(), usages=list(COMMANDS.values()))

@@ -64,6 +64,7 @@ from nanomem.search.vectors import Embedder
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
 from nanomem.store.memfiles import redact_memory_files
 from nanomem.store.pending import Question, read_question_lines
+from nanomem.store.moved import MovedLine, parse_moved, read_moved_text
 from nanomem.engines.registry import make_engine
 from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
 
@@ -408,6 +409,11 @@ class Memory:
         """The open questions of ``memory/PENDING.md``, oldest first (docs/pending.md); raises
         ``WorkspaceError`` naming the line of a malformed file. Never writes."""
         return revisions.read_questions(self)
+
+    def moved_lines(self) -> tuple[MovedLine, ...]:
+        """The lines Dream moved out of full files into ``memory/MOVED.md``, in file order (oldest
+        first); empty when there are none. Never writes."""
+        return tuple(parse_moved(read_moved_text(self.workspace)))
 
     def answer(self, number: int, *, yes: bool) -> AnswerResult:
         """Answer question ``number``: ``yes`` applies its edit through the gates (the person's

@@ -35,7 +35,7 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
                      f"{health.moved_out} moved out; merge or trim it by hand, or raise its cap")
     if health.moved_out:
         lines.append(f"- `{MOVED_MD}`: {health.moved_out} line(s) moved out of full files since "
-                     f"{health.moved_since}; search still finds them. Newest:")
+                     f"{health.moved_since}; search still finds them; `/memory moved` lists all. Newest:")
         lines += [f"  - {sanitize_line(text)}" for text in health.moved_newest]
     if health.skipped_for_cap and not health.near_cap:
         lines.append(f"- {health.skipped_for_cap} fact(s) skipped for a full file since "
