@@ -10,7 +10,8 @@ import pytest
 
 from nanomem.engines.offline.engine import OfflineEngine
 from nanomem.engines.offline.remainder import plan_corrected_line
-from tests.dream_fixtures import Setup, make_setup
+from tests.dream_fixtures import Setup, finish, make_setup, provider_over
+from tests.fakellm import FakeLLM
 
 USER = "# User\n\n## Facts\n"
 MEMORY = "# Memory\n\n## Facts\n"
@@ -84,3 +85,37 @@ def test_plan_corrected_line_writes_the_correction_with_what_else_the_line_held(
     corrected: str, old: str, written: str,
 ) -> None:
     assert plan_corrected_line(corrected, old) == written
+
+
+ANA = "- My sister Ana lives in Porto, works as a nurse, has two kids and a dog called Rex"
+
+
+@pytest.mark.parametrize(
+    ("new", "refused"),
+    [
+        ("- My sister Ana lives in Lisbon.", True),  # a careless model drops the dog's name
+        ("- My sister Ana lives in Lisbon, works as a nurse, has two kids and a dog called Rex", False),
+        ("- My sister Ana moved to Lisbon (works as a nurse, has two kids, dog Rex).", False),
+    ],
+)
+def test_model_edit_that_drops_the_other_facts_of_a_line_is_refused(
+    setup: Setup, new: str, refused: bool,
+) -> None:
+    setup.write("USER.md", USER + ANA + "\n")
+    setup.store.commit_manual_if_dirty()
+    setup.history.append("- [correction] My sister Ana moved to Lisbon.")
+    fake = FakeLLM()
+    edit = ("edit_file", {"path": "USER.md", "old_text": ANA + "\n", "new_text": new + "\n"})
+    fake.enqueue_tool_calls([edit, finish()])
+    fake.enqueue_tool_calls([finish()])  # a finish beside a refused call waits one round
+    with provider_over("mock", fake) as engine:
+        result = setup.dream(engine)
+
+    if refused:
+        assert setup.read("USER.md") == USER + ANA + "\n"
+        (refusal,) = result.refused
+        assert refusal.reason.startswith("edit_file: details: this edit of USER.md drops 'rex' from line ")
+        assert [e.state for e in result.ledger] == ["refused"]
+    else:
+        assert result.refused == () and setup.read("USER.md") == USER + new + "\n"
+        assert [e.state for e in result.ledger] == ["corrected"]

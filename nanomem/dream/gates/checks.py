@@ -15,7 +15,7 @@ True
 "traceability: '5000' in the new text of USER.md does not appear in the batch or the memory files; copy numbers, identifiers and names exactly as the batch writes them, or leave them out"
 
 Order of :func:`check_all` (the first refusal wins): size, secrets, control characters,
-injection, pins, new pins, corrections only, deletion guard, traceability. Paths are checked before a
+injection, pins, new pins, corrections only, deletion guard, traceability, details. Paths are checked before a
 proposal exists, by :func:`check_path` and :func:`check_symlink`. ``docs/gates.md`` explains each rule.
 
 The judging of words lives in two pure modules the gates call: :mod:`nanomem.dream.gates.corrections`
@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nanomem.dream.gates import corrections
+from nanomem.dream.gates import corrections, details
 from nanomem.dream.gates.injection import find_injection
 from nanomem.dream.gates import traceability
 from nanomem.text.redact import find_secrets
@@ -304,6 +304,21 @@ def check_traceability(proposal: Proposal, context: GateContext) -> str | None:
     )
 
 
+def check_details(proposal: Proposal, context: GateContext) -> str | None:
+    """A rewritten line may lose its old value, not the other facts it held: the values outside
+    the clause of the old value that the file no longer holds (:mod:`nanomem.dream.gates.details`)."""
+    found = details.find_dropped(proposal.before, proposal.after)
+    if not found:
+        return None
+    line, values = found[0]
+    shown = ", ".join(f"'{_quote(value, 40)}'" for value in values[:5])
+    return (
+        f"details: this edit of {proposal.path} drops {shown} from line '{_quote(line)}', which "
+        "no other line holds; change only the part that holds the old value and keep the "
+        "line's other facts, or remove the line in an edit of its own if it no longer holds"
+    )
+
+
 GATES = (
     check_size,
     check_secrets,
@@ -314,6 +329,7 @@ GATES = (
     check_corrections,
     check_deletion,
     check_traceability,
+    check_details,
 )
 
 

@@ -16,9 +16,9 @@ the line is written anew so that its other details survive (in Chinese: its numb
    B4, led by Kim" + "The standup moved to 09:45" = "The standup is at 09:45 in room B4, led by
    Kim".
 3. **The other clauses are kept**: else the line is cut into clauses (at ``,`` but not inside a
-   number, ``;``, ``and``/``but``, the end of a sentence, a bracket, ``，`` ``；`` ``。``); the clause that holds the old value (the one sharing most words with
-   the correction) goes, every other clause that holds a detail the corrected text lacks is kept
-   after it in brackets: "From June we shut at 21:30 on weekdays (23:00 on Saturdays)".
+   number, ``;``, ``and``/``but``, the end of a sentence, a bracket, ``，`` ``；`` ``。``); the
+   clause that holds the old value (the one sharing most words with the correction) goes, every
+   other clause that holds a detail the corrected text lacks is kept after it in brackets: "From June we shut at 21:30 on weekdays (23:00 on Saturdays)".
    Not when the correction puts a new thing in place of the old one ("We're in a new flat on
    Bath Street" for "My flat is on Mill Lane, up three flights"; ``new``, ``replaced``,
    ``swapped``, 新的, 换成): the other clauses spoke of the old thing, and the whole line is
@@ -72,20 +72,11 @@ def plan_corrected_line(corrected: str, old: str, *, named: str | None = None) -
     ``corrected`` with the old line's other clauses (see the module doc). ``named`` is the old
     value the correction itself names ("from 40 to 55", "C9 is being resurfaced"), if any."""
     old = old.strip()
-    lost = _details(old) - _details(corrected)
-    stale = _stale_values(corrected, old)
-    if named and named.casefold() in old.casefold():
-        stale.append(("named", named.casefold(), named))
-    parts = _CLAUSE.split(old)
-    clauses, separators = parts[0::2], parts[1::2]
-    replaced = _replaced_clause(clauses, corrected, stale)
+    lost, stale, clauses, separators, replaced = _analyse(corrected, old, named)
     others = frozenset().union(*(_details(c) for i, c in enumerate(clauses) if i != replaced))
     leftover = lost - _tokens_of(stale)
     if not leftover & others and not any(_is_value(token, old) for token in leftover):
         return corrected  # only the old value and the words of its own clause go
-    if replaced is not None:  # of several old values of a type, the one in the replaced clause
-        inside = [v for v in stale if tokens(v[2]) <= _details(clauses[replaced])]
-        stale = inside or stale
     swapped = _swap(corrected, old, stale)
     if swapped is not None:
         return swapped
@@ -93,6 +84,44 @@ def plan_corrected_line(corrected: str, old: str, *, named: str | None = None) -
         return corrected  # a new flat, a new partner: the other clauses described the old one
     kept = [i for i, c in enumerate(clauses) if i != replaced and _details(c) & lost]
     return _with(corrected, _joined(clauses, separators, kept)) if kept else corrected
+
+
+def dropped_details(old: str, new: str) -> list[str]:
+    """The values (numbers, identifiers, names, 《titles》) of the line ``old`` that ``new`` (the
+    text that replaces it) lacks although they stand outside the clause of the old value: what
+    :func:`plan_corrected_line` would have kept. Empty when ``new`` puts a new thing in place of
+    the old one (see the module doc). The gate ``details`` refuses a model's edit that drops them.
+
+    >>> dropped_details("My sister Ana lives in Porto, has two kids and a dog called Rex", "Ana moved to Lisbon.")
+    ['rex']
+    >>> dropped_details("We close at 22:00 on weekdays", "From June we shut at 21:30 on weekdays.")
+    []
+    """
+    old = old.strip()
+    if _NEW_ENTITY.search(new):
+        return []
+    lost, stale, clauses, _, replaced = _analyse(new, old, None)
+    others = [c for i, c in enumerate(clauses) if i != replaced]
+    found = {t for c in others for t in _details(c) & lost if _is_value(t, old)} - _tokens_of(stale)
+    return sorted(found)
+
+
+def _analyse(corrected: str, old: str, named: str | None
+             ) -> tuple[frozenset[str], list[tuple[str, str, str]], list[str], list[str], int | None]:
+    """``(lost, stale, clauses, separators, replaced)``: the details of ``old`` that ``corrected``
+    lacks, the old values it replaces (of several of a type, those in the replaced clause), the
+    clauses of ``old`` with the separators between them, and the index of the replaced clause."""
+    lost = _details(old) - _details(corrected)
+    stale = _stale_values(corrected, old)
+    if named and named.casefold() in old.casefold():
+        stale.append(("named", named.casefold(), named))
+    parts = _CLAUSE.split(old)
+    clauses, separators = parts[0::2], parts[1::2]
+    replaced = _replaced_clause(clauses, corrected, stale)
+    if replaced is not None:  # of several old values of a type, the one in the replaced clause
+        inside = [v for v in stale if v[2].casefold() in clauses[replaced].casefold()]
+        stale = inside or stale
+    return lost, stale, clauses, separators, replaced
 
 
 def _tokens_of(values: list[tuple[str, str, str]]) -> frozenset[str]:
