@@ -55,7 +55,7 @@ def test_parse_command_returns_none_when_not_a_nanomem_command(text: str) -> Non
         ("/dream-log abc", "not a sha"),
         ("/dream-restore a b", "at most one sha"),
         ("/dream-prompt edit", "init"),
-        ("/memory now", "takes `pending`, `yes N` or `no N`"),
+        ("/memory now", "takes `pending`, `moved`, `yes N` or `no N`"),
         ("/memory yes", "needs the number of a question"),
         ("/memory no x", "needs the number of a question"),
     ],
