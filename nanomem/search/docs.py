@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nanomem.search import prior, terms, vectors
+from nanomem.search import prior, related, terms, vectors
 from nanomem.search.rank import parse_day
 from nanomem.vocab import is_pinned
 
@@ -101,17 +101,20 @@ def insert_docs(db: sqlite3.Connection, docs: Iterable[Doc]) -> tuple[int, float
                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
     db.executemany("INSERT INTO fts(rowid, latin, cjk, src, who, nlatin, ncjk) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?)", fts_rows)
+    related.write_rows(db, [(row[0], row[12]) for row in fresh])  # (rowid, body)
     return len(fresh), max(days) if days else None
 
 
 def delete_docs(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> int:
-    """Take the documents ``where`` selects out of the index (rows, FTS terms, vectors)."""
+    """Take the documents ``where`` selects out of the index (rows, FTS terms, related words,
+    vectors)."""
     gone = db.execute(f"SELECT rowid, source, pinned, body, name, near FROM docs WHERE {where}",
                       args).fetchall()
     db.executemany("INSERT INTO fts(fts, rowid, latin, cjk, src, who, nlatin, ncjk) "
                    "VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
                    [(rowid, *render_fts_row(source, bool(pinned), body, name, near))
                     for rowid, source, pinned, body, name, near in gone])
+    related.delete_rows(db, [(row[0], row[3]) for row in gone])
     vectors.delete_rows(db, [row[0] for row in gone])
     db.execute(f"DELETE FROM docs WHERE {where}", args)
     return len(gone)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from nanomem.errors import NanomemError, ProviderError
-from nanomem.search import prior, terms, vectors, window
+from nanomem.search import prior, related, terms, vectors, window
 from nanomem.search.collapse import plan_collapse
 from nanomem.search.docs import Doc, delete_docs, fetch_docs, insert_docs, plan_file_docs
 from nanomem.search.historydocs import update_history
@@ -51,7 +51,7 @@ from nanomem.text.redact import redact_for_model
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5  # 5: docs.units (the length prior's content units)
+SCHEMA_VERSION = 6  # 5: docs.units (the length prior's content units); 6: the related table
 CANDIDATES = 200  # BM25 candidates fetched before the boosts and the recency prior re-rank
 NEAR_CHARS = 300  # how much of the previous turn of the session an archived turn is indexed with
 # Column weights of bm25(): the text, its CJK pairs, the source tags (never matched), the
@@ -75,7 +75,7 @@ CREATE TABLE chunks(session_key TEXT NOT NULL, chunk TEXT NOT NULL, said_at TEXT
     PRIMARY KEY(session_key, chunk)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, content='',
     tokenize='porter unicode61 remove_diacritics 2');
-"""
+""" + related.SCHEMA
 
 @dataclass(frozen=True)
 class UpdateStats:
@@ -380,6 +380,9 @@ class SearchIndex:
         if dated:
             where += " AND d.source != 'file' AND d.said_at >= ? AND d.said_at <= ?"
             wargs += (since or "", (until or "9999") + "\uffff")
+        for rowid, score in related.read_related(db, query, limit, where, wargs,
+                                                 (COMMON_SHARE, COMMON_FLOOR)).items():
+            relevance[rowid] = relevance.get(rowid, 0.0) + score  # the words a text implies
         if "archive" in sources:  # a turn shares its relevance with its session window
             relevance = window.read_window(db, relevance, where, wargs, seeds=max(4 * k, 50))
         relevance = prior.read_priors(db, relevance, query)  # how much a turn says; the answer's kind

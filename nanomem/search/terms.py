@@ -63,6 +63,15 @@ def render_latin(text: str) -> str:
     return CJK_RUN.sub(" ", normalise(text))
 
 
+def plan_latin_words(text: str) -> list[str]:
+    """The Latin words of a text, lower case, in order (pure).
+
+    >>> plan_latin_words("Ana's 北京 trip")
+    ['ana', 's', 'trip']
+    """
+    return [w for w in _WORD.findall(render_latin(text)) if w != "_"]
+
+
 def render_cjk_terms(text: str) -> str:
     """The text of the ``cjk`` column: pairs of each CJK run, then the run's last character."""
     out: list[str] = []

@@ -1,0 +1,204 @@
+"""Build ``nanomem/search/data/related-words.tsv.gz`` from Princeton WordNet 3.0.
+
+A maintainer's tool, never run by the library (which only reads the file it writes):
+
+    apt-get install wordnet-base          # Debian's WordNet 3.0 database, /usr/share/wordnet
+    python -m nanomem.search.wordnet [--wordnet /usr/share/wordnet]
+
+A new file needs a new ``DATA_DIGEST`` in :mod:`nanomem.search.related` and a new
+``SCHEMA_VERSION`` in :mod:`nanomem.search.index` (an index built from the old list is rebuilt).
+
+The file is a lexical-semantic bridge for search (:mod:`nanomem.search.related`): for each
+English noun and verb, the words of its commonest senses (synonyms) and of their more general
+senses up to a few levels (hypernyms: ``greyhound`` -> ``hound``, ``dog``, ``canine``), so a
+question in general words ("what breed is his dog?") finds a turn in specific ones ("a retired
+racing greyhound"). Nothing in it is fitted to nanomem's benchmark: the rules below are
+WordNet's own structure and SemCor tag counts (``cntlist.rev``) only.
+
+- **Keys**: every single-word noun and verb lemma (lower case), and every irregular form of
+  ``noun.exc`` / ``verb.exc`` whose base is a key, written ``form<TAB>=base``.
+- **Senses**: a lemma found in SemCor keeps its senses tagged at least a quarter as often as
+  its commonest one (3 at most); a lemma never tagged keeps its first 2 senses.
+- **Related words**: the single-word lemmas (and the head word of a compound noun:
+  ``hunting_dog`` -> ``dog``) of each kept sense and of its hypernyms up to ``LEVELS`` levels
+  above, leaving out senses too general to mean anything (a noun within ``NOUN_TOP`` steps of
+  ``entity``, a verb at the top of its tree), and words that SemCor never tags (nobody asks
+  for a ``musteline``).
+
+Output lines are sorted; the file is gzip'd with a fixed mtime, so the same WordNet gives the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import logging
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from nanomem.search.terms import STOP_WORDS
+
+logger = logging.getLogger(__name__)
+
+LEVELS = {"n": 8, "v": 2}
+NOUN_TOP = 5  # noun senses fewer than this many hypernym steps below "entity" are too general
+VERB_TOP = 1  # verb senses at the top of their tree ("move", "change", "be") are too general
+MAX_TAGGED, SHARE, MAX_UNTAGGED = 3, 0.25, 2
+_WORD = re.compile(r"^[a-z]+$")
+NOTICE = ("# Related words from Princeton WordNet 3.0 (WordNet 3.0 Copyright 2006 by Princeton "
+          "University. All rights reserved.), licence in nanomem/search/data/WORDNET-LICENSE; "
+          "built by python -m nanomem.search.wordnet")
+
+
+def read_data(root: Path, pos: str) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[tuple[str, str]]]]:
+    """Synset offset -> lemmas, -> hypernym offsets, -> (lemma, sense key) of each word."""
+    lemmas: dict[str, list[str]] = {}
+    hypers: dict[str, list[str]] = {}
+    keys: dict[str, list[tuple[str, str]]] = {}
+    name = {"n": "noun", "v": "verb"}[pos]
+    for line in (root / f"data.{name}").read_text(encoding="latin-1").splitlines():
+        if line.startswith(" "):
+            continue
+        fields = line.split(" | ")[0].split()
+        offset, lexfile = fields[0], fields[1]
+        count = int(fields[3], 16)
+        words = [(fields[4 + 2 * i], fields[5 + 2 * i]) for i in range(count)]
+        rest = fields[4 + 2 * count:]
+        pointers = int(rest[0])
+        ups = []
+        for i in range(pointers):
+            symbol, target, target_pos = rest[1 + 4 * i:4 + 4 * i]
+            if symbol in ("@", "@i") and target_pos == pos:
+                ups.append(target)
+        lemmas[offset] = [w.lower() for w, _ in words]
+        hypers[offset] = ups
+        ss = "1" if pos == "n" else "2"
+        keys[offset] = [(re.sub(r"\(.*\)$", "", w).lower(),
+                         f"{re.sub(r'[(].*[)]$', '', w).lower()}%{ss}:{lexfile}:{int(lex, 16):02d}::")
+                        for w, lex in words]
+    return lemmas, hypers, keys
+
+
+def read_index(root: Path, pos: str) -> dict[str, list[str]]:
+    """Lemma -> its synset offsets, commonest sense first."""
+    name = {"n": "noun", "v": "verb"}[pos]
+    found: dict[str, list[str]] = {}
+    for line in (root / f"index.{name}").read_text(encoding="latin-1").splitlines():
+        if line.startswith(" "):
+            continue
+        fields = line.split()
+        lemma, count = fields[0], int(fields[2])
+        found[lemma] = fields[-count:]
+    return found
+
+
+def read_counts(root: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in (root / "cntlist.rev").read_text(encoding="latin-1").splitlines():
+        key, _, tagged = line.split()
+        counts[key] = int(tagged)
+    return counts
+
+
+def plan_depths(hypers: dict[str, list[str]]) -> dict[str, int]:
+    """Fewest hypernym steps from each synset up to a root."""
+    depth: dict[str, int] = {}
+
+    def walk(offset: str, seen: frozenset[str]) -> int:
+        if offset in depth:
+            return depth[offset]
+        ups = [u for u in hypers.get(offset, []) if u not in seen]
+        value = 0 if not ups else 1 + min(walk(u, seen | {offset}) for u in ups)
+        depth[offset] = value
+        return value
+
+    for offset in hypers:
+        walk(offset, frozenset())
+    return depth
+
+
+def plan_words(lemmas: list[str], pos: str) -> list[str]:
+    out = []
+    for lemma in lemmas:
+        parts = re.sub(r"\(.*\)$", "", lemma).split("_")
+        if len(parts) == 1:
+            out.append(parts[0])
+        elif pos == "n":
+            out.append(parts[-1])  # the head of a compound noun: hunting_dog -> dog
+    return out
+
+
+def build(root: Path) -> list[str]:
+    counts = read_counts(root)
+    common = {key.split("%")[0].lower() for key, n in counts.items() if n > 0}
+    related: dict[str, set[str]] = defaultdict(set)
+    for pos in ("n", "v"):
+        lemmas, hypers, keys = read_data(root, pos)
+        depth = plan_depths(hypers)
+        top = NOUN_TOP if pos == "n" else VERB_TOP
+        for lemma, offsets in read_index(root, pos).items():
+            if not _WORD.match(lemma):
+                continue
+            tagged = [(counts.get(dict(keys[o]).get(lemma, ""), 0), o) for o in offsets]
+            best = max(n for n, _ in tagged)
+            if best > 0:
+                kept = [o for n, o in tagged if n >= max(1, SHARE * best)][:MAX_TAGGED]
+            else:
+                kept = offsets[:MAX_UNTAGGED]
+            words = related[lemma]
+            for offset in kept:
+                level, frontier = 0, [offset]
+                while frontier and level <= LEVELS[pos]:
+                    nxt = []
+                    for synset in frontier:
+                        if depth.get(synset, 0) < top:
+                            continue
+                        words.update(plan_words(lemmas[synset], pos))
+                        nxt.extend(hypers.get(synset, []))
+                    frontier, level = nxt, level + 1
+    lines = [NOTICE]
+    for lemma in sorted(related):
+        words = sorted(w for w in related[lemma] if w != lemma and w in common
+                       and w not in STOP_WORDS and _WORD.match(w))
+        if words:
+            lines.append(f"{lemma}\t{' '.join(words)}")
+    bases = {line.split("\t")[0] for line in lines[1:]}
+    aliases = {}
+    for name in ("noun", "verb"):
+        for line in (root / f"{name}.exc").read_text(encoding="latin-1").splitlines():
+            form, *base = line.split()
+            if _WORD.match(form) and form not in bases and base and base[0] in bases:
+                aliases.setdefault(form, base[0])
+    lines.extend(f"{form}\t={base}" for form, base in sorted(aliases.items()))
+    return lines
+
+
+def render_file(lines: list[str]) -> bytes:
+    """The gzip'd file of ``lines`` (pure: a fixed mtime, so the same lines give the same bytes)."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as handle:
+        handle.write(("\n".join(lines) + "\n").encode("utf-8"))
+    return buffer.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m nanomem.search.wordnet",
+                                     description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--wordnet", type=Path, default=Path("/usr/share/wordnet"))
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data"
+                        / "related-words.tsv.gz")
+    args = parser.parse_args(argv)
+    lines = build(args.wordnet)
+    data = render_file(lines)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_bytes(data)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logger.info("%s: %d keys, %s bytes", args.out, len(lines) - 1, f"{len(data):,}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
