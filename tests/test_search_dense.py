@@ -17,7 +17,7 @@ from nanomem.memory import Memory
 from tests.fakellm import FakeLLM
 
 KEY = "sk-dense-secret-0123456789"
-PARAPHRASE = "Biscuit is the name of my puppy."
+PARAPHRASE = "Biscuit is what my boy answers to."  # no word of the query, none WordNet relates
 TURNS = [
     "The neighbour's dog barks at night.",
     "There was a dog show on TV.",
@@ -41,7 +41,7 @@ def _config(*, on: bool) -> Config:
 
 def _fake() -> FakeLLM:
     fake = FakeLLM()
-    fake.synonyms.update({"puppy": "dog", "name": "called"})
+    fake.synonyms.update({"boy": "dog", "answers": "called"})
     return fake
 
 

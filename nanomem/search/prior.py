@@ -1,8 +1,9 @@
 """Two priors on a search's candidates: how much an archived turn says, and whether it holds
 the kind of answer the question asks for.
 
-Both multiply a candidate's relevance (after the session window and any fusion), before the
-boost and the recency prior of :func:`nanomem.search.rank.score_hit`::
+Both multiply a candidate's relevance after the session window and before any fusion with the
+vectors (they correct the BM25 ranking), and so before the boost and the recency prior of
+:func:`nanomem.search.rank.score_hit`::
 
     relevance' = relevance × length × answer
 
