@@ -161,12 +161,12 @@ def build(root: Path) -> list[str]:
                     frontier, level = nxt, level + 1
     lines = [NOTICE]
     for lemma in sorted(related):
-        words = sorted(w for w in related[lemma] if w != lemma and w in common
-                       and w not in STOP_WORDS and _WORD.match(w))
-        if words:
-            lines.append(f"{lemma}\t{' '.join(words)}")
+        kept = sorted(w for w in related[lemma] if w != lemma and w in common
+                      and w not in STOP_WORDS and _WORD.match(w))
+        if kept:
+            lines.append(f"{lemma}\t{' '.join(kept)}")
     bases = {line.split("\t")[0] for line in lines[1:]}
-    aliases = {}
+    aliases: dict[str, str] = {}
     for name in ("noun", "verb"):
         for line in (root / f"{name}.exc").read_text(encoding="latin-1").splitlines():
             form, *base = line.split()
