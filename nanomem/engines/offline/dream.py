@@ -413,8 +413,12 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             plain = _COMMENT.sub("", line)
             family = bool(identifier_families(correction).keys() & identifier_families(plain).keys())
             slot = (bool(shared) or family) and same_slot(correction, plain)
-            if old_values and any(old_values[kind] & values_of(plain)[kind] for kind in old_values):
+            holds_old = named_old is not None and (named_old.casefold() in plain.casefold() or any(
+                old_values[kind] & values_of(plain)[kind] for kind in old_values))
+            if holds_old:
                 slot = True  # the line holds the old value the correction names ("from 40 to 55")
+            elif named_old:
+                continue  # round 9: the correction names the value it puts out of use, and this line lacks it
             if not close and not (slot and not is_pinned(line)):
                 continue
             if is_permanent(line) and not permanent_correction_matches(line, correction):

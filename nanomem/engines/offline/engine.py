@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +34,7 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     is_narrative,
     is_style_request,
 )
+from nanomem.engines.offline.recase import name_casing, recased, restore, writes_lower_case
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.terse import is_bare_amount, is_length_fragment
 from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_bare_name, is_bare_value, is_greeting
@@ -51,11 +52,18 @@ def extract_facts(user_texts: Iterable[str]) -> list[tuple[str, str]]:
     return [(mark, text) for mark, text, _ in extract_dated_facts((text, None) for text in user_texts)]
 
 
-def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[str, str, str | None]]:
-    """``[(mark, sentence, day)]`` for ``(text, day said)`` pairs (pure); see :func:`extract_facts`."""
+def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
+                        casing: Mapping[str, str] | None = None) -> list[tuple[str, str, str | None]]:
+    """``[(mark, sentence, day)]`` for ``(text, day said)`` pairs (pure); see :func:`extract_facts`.
+    ``casing`` (:func:`nanomem.engines.offline.recase.name_casing`) gives the names of a speaker
+    who writes in lower case their capitals while the rules judge them (round 9); what is kept is
+    the speaker's own text."""
     facts: list[tuple[str, str, str | None]] = []
     seen: set[str] = set()
     for text, day in texts:
+        start = len(facts)
+        lowered = bool(casing) and writes_lower_case(text)
+        text = recased(text, casing or {})
         lead: list[str] = []  # sentences before that announced a change without giving the new value
         style_before, previous_kept = False, ""
         previous = ""
@@ -85,6 +93,8 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]]) -> list[tuple[s
             if mark is not None and sentence not in seen:
                 seen.add(sentence)
                 facts.append((mark, sentence, day))
+        if lowered:
+            facts[start:] = [(mark, restore(fact), said) for mark, fact, said in facts[start:]]
     return facts
 
 
@@ -98,13 +108,14 @@ def render_archive_arguments(messages: Sequence[dict[str, Any]]) -> dict[str, An
     [{'mark': 'ephemeral', 'text': 'Call Bo tomorrow. (said 2026-03-02)'}, {'mark': 'durable', 'text': 'I like figs.'}]
     """
     texts = []
+    casing = name_casing(content_text(m.get("content")) for m in messages if m.get("role") == "assistant")
     for message in messages:
         if message.get("role") == "user":
             said = message_time(message)
             texts.append((content_text(message.get("content")), said[:10] if said else None))
     facts = [
         {"mark": mark, "text": f"{text} (said {day})" if mark == "ephemeral" and day else text}
-        for mark, text, day in extract_dated_facts(texts)
+        for mark, text, day in extract_dated_facts(texts, casing)
     ]
     return {"facts": facts, "nothing": not facts}
 

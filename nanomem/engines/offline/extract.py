@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from nanomem.engines.offline.relayed import is_news_report, without_report_frame
+from nanomem.engines.offline.tasks import SUM as _SUM, is_task_request
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.tense import is_narrative
 from nanomem.engines.offline.terse import (
@@ -27,6 +29,7 @@ from nanomem.engines.offline.terse import (
     without_quotes,
 )
 from nanomem.engines.offline.shapes import (
+    denied_value,
     is_note_fragment,
     is_occasion_anecdote,
     is_retraction,
@@ -137,24 +140,6 @@ _EARLIER_TODAY = _rx(r"\bthis morning\b", r"\bearlier today\b", r"今天早上|�
 # plan ("The pizza place sent the wrong order tonight", "今天早上地铁又挤又慢").
 _THIS_DAY = _rx(r"\bthis (?:morning|afternoon|evening)\b", r"\bearlier today\b", r"\btoday\b",
                 r"\btonight\b", r"今天(?:早上|上午|下午|晚上)?|今早|今晚")
-# A one-off task for the agent, done in the conversation and over then: an imperative opening
-# with a verb of making ("Draft a reply to them", "Make next week's rota", "帮我排一下训练").
-_TASK = _rx(
-    r"^\W*(?:(?:ok(?:ay)?|so|now|and|right|great|then|please|also)[\s,]+)*(?:please\s+)?"
-    r"(?:(?:could|can|would|will) you (?:please )?)?(?:draft|write up|make|create|prepare|plan|list|summari[sz]e|translate|compose|calculate|"
-    r"work out|figure out|compare|look up|put together|draw up|come up with|sketch|outline)\b",
-    # round 7: a sum or a conversion of a given quantity ("Convert 3.2 chains to metres")
-    r"^\W*(?:(?:ok(?:ay)?|so|now|and|right|quick(?:ly)?|please)[\s,]+)*(?:please\s+)?"
-    r"(?:(?:could|can|would|will) you (?:please )?)?(?:convert|add up|tot up|total up|tally|multiply|divide|round|estimate|work out)\b[^.!?]{0,30}\d",
-    r"^\W*(?:(?:好的?|那|嗯|对了)[，,]?)?(?:请)?(?:帮我|帮忙|给我)(?:把[^，,。]{1,12}?)?(?!记|提醒|留意|盯|备注)"
-    r"(?:排|列|写|做|算|查|找|翻译|译成|整理|规划|安排|起草|拟|想|出|准备|总结|对比|比较|弄|搞)",
-)
-_SUM = re.compile(r"^\W*(?:(?:could|can|would|will) you (?:please )?)?(?:convert|work out|add up|tot up|total up)\b"
-                  r"[^.!?]{0,30}\d", _I)
-# What makes a request last or ask to be kept: "always", "from now on", "remember", 以后, 记住.
-_STANDING = _rx(
-    r"\b(?:always|never|every|each time|whenever|from now on|in future|going forward|by default|"
-    r"remember|remind|keep in mind|note)\b", r"以后|每次|每当|一律|都|记|提醒")
 # A transaction whose result lasts: "I booked the flight this morning, FI 615" is not short-lived
 # (unlike "I parked in bay C-14 this morning").
 _TRANSACTION = _rx(
@@ -395,7 +380,7 @@ def classify_sentence(sentence: str) -> str | None:
     identity = bool(_IDENTITY.search(sentence) or _HEALTH.search(sentence) or is_self_introduction(sentence))
     starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
     dated = bool(_DATE.search(sentence))
-    relative = _RELATIVE.search(sentence)
+    relative = _RELATIVE.search(without_report_frame(sentence))  # round 9: "院长今天开会说，…": when the news came
     if relative and _EARLIER_TODAY.search(sentence) and _TRANSACTION.search(sentence) and not _RELATIVE.search(
             _EARLIER_TODAY.sub(" ", sentence)):
         relative = None  # "I booked the hall this morning, ref 48-K": done, not a reminder
@@ -430,7 +415,8 @@ def classify_sentence(sentence: str) -> str | None:
     if (
         _CORRECTION_STRONG.search(sentence)
         or ((decisive or named) and (_CORRECTION_CHANGE.search(sentence) or _OUT_OF_SERVICE.search(sentence)))
-        or (decisive and (_CORRECTION_WEAK.search(sentence) or _ADMISSION.search(sentence) or starting))
+        or (decisive and (_CORRECTION_WEAK.search(sentence) or _ADMISSION.search(sentence) or starting
+                          or denied_value(sentence)))  # round 9: "…, the 31.20 was last year's rate"
     ):
         return "correction" if (decisive or named or _long_enough(sentence)) else None
     if identity:
@@ -474,7 +460,8 @@ def announces_change(sentence: str) -> bool:
     if len(sentence) > MAX_FACT_CHARS or _QUESTION.search(sentence):
         return False
     return bool(_CORRECTION_STRONG.search(sentence) or _CORRECTION_WEAK.search(sentence)
-                or _ADMISSION.search(sentence) or _MOVED_ME.search(sentence) or is_retraction(sentence))
+                or _ADMISSION.search(sentence) or _MOVED_ME.search(sentence) or is_retraction(sentence)
+                or is_news_report(sentence))  # round 9: "inspector rang.": the news comes next
 
 
 def is_style_request(sentence: str) -> bool:
@@ -509,24 +496,6 @@ def is_self_introduction(sentence: str) -> bool:
     (True, False)
     """
     return bool(_SELF_NAME.search(sentence)) or is_self_named(sentence)
-
-
-def is_task_request(sentence: str) -> bool:
-    """Whether a sentence asks the agent for a one-off piece of work, done in the conversation
-    ("Draft a note to the caterers: 40 plates.", "帮我算一下油费。"): an imperative opening with a
-    verb of making, and nothing that makes it last or asks to keep it ("always", "remember",
-    以后, 记). It says what to do now, not what is true of the person; a style request ("Lay it
-    out as a table") is a preference, judged before this.
-
-    >>> is_task_request("Put together a packing list for the weekend."), is_task_request("帮我整理一下报销单。")
-    (True, True)
-    >>> is_task_request("Always draft replies in Dutch."), is_task_request("帮我记一下车位号B-17。")
-    (False, False)
-    >>> is_task_request("Make sure the invoice says 30 days.")
-    False
-    """
-    return bool(_TASK.search(sentence)) and not _STANDING.search(sentence) and not re.search(
-        r"^\W*make (?:sure|certain)\b", sentence, _I)
 
 
 def is_anecdote_of_today(sentence: str) -> bool:

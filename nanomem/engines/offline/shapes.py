@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import re
 
+from nanomem.engines.offline.relayed import superseded
 from nanomem.text.filler import PLACEHOLDER, SOCIAL_WORDS, filler_kind
-from nanomem.vocab import COMMON_WORDS, MONTHS, WEEKDAYS
+from nanomem.vocab import COMMON_WORDS, HAN_CHAR, MONTHS, WEEKDAYS
 
 _I = re.IGNORECASE
 _TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Capt|Sir|Dame)\.?"
@@ -157,9 +158,13 @@ def is_retraction(sentence: str) -> bool:
     """
     if _RETRACTION.match(sentence):
         return True
-    denied = NEGATED_VALUE.search(sentence)  # round 7: "Not Ludlow any more." gives no new value
-    return (denied_value(sentence) is not None and denied is not None
-            and not _VALUE_WORD.search(sentence[:denied.start()] + " " + sentence[denied.end():]))
+    denied = denial(sentence)  # round 7: "Not Ludlow any more." gives no new value
+    if denied is None:
+        return False
+    rest = sentence[:denied[1]] + " " + sentence[denied[2]:]
+    if HAN_CHAR.search(sentence):  # round 9: 票没抢到。 takes back; 不去沈阳了，定在长春 gives the new value
+        return len(HAN_CHAR.findall(rest)) < 4 and not re.search(r"\d|[A-Z]", rest)
+    return not _VALUE_WORD.search(rest)
 
 
 def denied_value(sentence: str) -> str | None:
@@ -170,10 +175,21 @@ def denied_value(sentence: str) -> str | None:
     >>> denied_value("Not Hexham any more."), denied_value("It's not bad at all.")
     ('Hexham', None)
     """
+    found = denial(sentence)
+    return None if found is None else found[0]
+
+
+def denial(sentence: str) -> tuple[str, int, int] | None:
+    """``(old value, start, end)`` of the clause that denies a value or puts it out of use
+    ("Not Hexham any more.", round 9: "cant do 28 jan", "Harewood fell through", 不去沈阳了), or None.
+
+    >>> denial("Not Hexham any more."), denial("cant do 3 mar, 10 mar instead")
+    (('Hexham', 0, 19), ('3 mar', 0, 13))
+    """
     denied = NEGATED_VALUE.search(sentence)
-    if denied is None or not re.search(r"\d|(?-i:[A-Z])", denied.group("old")):
-        return None
-    return denied.group("old").strip()
+    if denied is not None and re.search(r"\d|(?-i:[A-Z])", denied.group("old")):
+        return denied.group("old").strip(), denied.start(), denied.end()
+    return superseded(sentence)
 
 
 def is_bare_value(sentence: str) -> bool:

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from nanomem.engines.offline.shapes import NEGATED_VALUE, denied_value
+from nanomem.engines.offline.shapes import denial, denied_value
 from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
 
 _I = re.IGNORECASE
@@ -212,10 +212,13 @@ def _drop_denied(text: str) -> str:
     jam's not class 14 at all"); a sentence left with no word goes with it."""
     kept = []
     for sentence in re.split(r"(?<=[.!?])\s+", text):
-        found = NEGATED_VALUE.search(sentence) if denied_value(sentence) else None
+        found = denial(sentence)
         if found:
-            sentence = (sentence[:found.start()] + sentence[found.end():]).strip()
-            sentence = re.sub(r"^[\W_]+(?=\w)|\s*,\s*(?=[,.!?]|$)", "", sentence)
+            left, right = sentence[:found[1]], sentence[found[2]:]
+            if not left.strip() or re.search(r"[:,;，；]\s*$", left):
+                right = re.sub(r"^\s*(?:and|but|so)\b\s*", " ", right)  # "…: FI 615 got cancelled and they …"
+            sentence = re.sub(r"\s{2,}", " ", left + right).strip()
+            sentence = re.sub(r"^[\W_]+(?=\w)|\s*[,，]\s*(?=[,.!?，。！？]|$)", "", sentence)
         if re.search(r"\w", sentence):
             kept.append(sentence[:1].upper() + sentence[1:])
     return " ".join(kept)
