@@ -1,7 +1,8 @@
 """Round-9 study: general mechanisms behind the misses of the round-9 held-out set: names of a
 speaker who writes in lower case (learnt from the agent's echo, never taken from it); corrections
 told as news or relayed (a value put out of use by inability, a failed plan, age or a move away;
-a short report that news came; the report's frame whose time word is not the fact's). Every
+a short report that news came; the report's frame whose time word is not the fact's); how far
+ahead to remind; requests behind a discourse opener; pasted machine notices. Every
 sentence here is new; none is taken from a benchmark conversation (docs/quality.md, "Round 9
 (now dev)")."""
 
@@ -9,8 +10,11 @@ from __future__ import annotations
 
 import pytest
 
+from nanomem.engines.offline.asks import is_reminder_rule, without_opener
+from nanomem.engines.offline.dream import route_fact
 from nanomem.engines.offline.engine import extract_facts, render_archive_arguments
-from nanomem.engines.offline.extract import classify_sentence
+from nanomem.engines.offline.extract import classify_sentence, is_style_request
+from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import is_news_report, superseded, without_report_frame
 from nanomem.engines.offline.recase import name_casing, recased
 from tests.dream_fixtures import Setup
@@ -116,3 +120,82 @@ def test_a_cancelled_flight_keeps_the_new_one_and_its_sender(setup: Setup) -> No
     dream_message(setup, "Swiss emailed: LX 318 got cancelled and they moved me to LX 322, an hour later.")
     text = memory_text(setup)
     assert "LX 322" in text and "LX 318" not in text and "Swiss emailed: they moved me" in text
+
+
+# --- how far ahead to remind; a request behind a discourse opener ---------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "remind me by 8pm the night before, not on the day",
+    "Reminders, since you ask: three days ahead for anything, please.",
+    "Any reminder, give it me a week in advance.",
+    "要提醒我的事，提前三天说，别当天才讲。",
+])
+def test_a_lead_time_for_reminders_is_a_standing_request(sentence: str) -> None:
+    assert is_style_request(sentence)
+    assert classify_sentence(sentence) == "durable"
+    assert route_fact(sentence) == "SOUL.md"
+
+
+@pytest.mark.parametrize("sentence", [
+    "remind me the day before the dentist to take the forms",
+    "Remind me tomorrow to ring the plumber.",
+    "明天提醒我交电费。",
+])
+def test_a_one_off_reminder_is_no_lead_time_rule(sentence: str) -> None:
+    assert not is_reminder_rule(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Oh and when you total my takings, always show the pence.",
+    "Another thing, when I ask you about a new product, just say if it won't sell.",
+    "Also, if you list my jobs, put the price first.",
+])
+def test_a_request_behind_a_discourse_opener_or_my_question_is_a_style_request(sentence: str) -> None:
+    assert is_style_request(sentence)
+    assert without_opener("Oh and one more thing, when you list jobs, put the price first.").startswith("when you")
+
+
+@pytest.mark.parametrize("sentence", [
+    "no smileys in anything, ever.", "write everything in lower case, please.", "No capital letters, they shout.",
+])
+def test_letter_case_and_smileys_are_form_words(sentence: str) -> None:
+    assert is_style_request(sentence)
+
+
+# --- a pasted notice; a stopgap until something comes; health; Chinese namings --------------
+
+@pytest.mark.parametrize("sentence", [
+    "【京东物流】您的快递已放入丰巢柜，取件码770315，请及时取件。",
+    "Your DPD parcel is ready for collection at the Post Office, code 558120.",
+    "[Boots] Your prescription is ready to collect. Collection code 4417.",
+    "Your verification code is 903117. Do not share it with anyone.",
+])
+def test_a_pasted_machine_notice_is_no_fact(sentence: str) -> None:
+    assert is_machine_notice(sentence)
+    assert classify_sentence(sentence) is None
+
+
+@pytest.mark.parametrize("sentence", [
+    "My locker code at the gym is 4471.",
+    "I told the courier your code is 5512, hope that's ok.",
+    "Our alarm code is 9021, the panel is by the back door.",
+])
+def test_the_persons_own_codes_are_no_notice(sentence: str) -> None:
+    assert not is_machine_notice(sentence)
+
+
+def test_a_stopgap_until_something_comes_is_short_lived() -> None:
+    assert classify_sentence("The shower's broken, so we're using the gym showers till the plumber comes.") == "ephemeral"
+    assert classify_sentence("We're on the spare van until the new one arrives, reg KT21 PLX.") == "ephemeral"
+
+
+def test_anaphylaxis_and_an_adrenaline_pen_are_health() -> None:
+    assert classify_sentence("bee sting = anaphylaxis for me.") == "permanent"
+    assert classify_sentence("EpiPen in the glovebox, always.") == "permanent"
+
+
+@pytest.mark.parametrize("sentence", [
+    "我们诊所叫康宁口腔，在黄浦区。", "我家猫叫团子，三岁了。", "我爸住在烟台，每年冬天来上海。",
+])
+def test_a_chinese_naming_or_a_relatives_home_led_by_my_is_kept(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from nanomem.engines.offline.asks import is_reminder_rule, without_opener
+from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import is_news_report, without_report_frame
 from nanomem.engines.offline.tasks import SUM as _SUM, is_task_request
 from nanomem.engines.offline.sentences import has_name, split_sentences
@@ -188,6 +190,7 @@ _NAMED = re.compile(
     r"|^\W*[A-Z][a-z]+(?:['’]s)? [^.!?]{0,80}?, (?:he|she)(?:['’]s| is) (?:my|our) [a-z]"
     r"|\b(?:is|are)\s+(?:called|named)\s+[A-Z]|\b(?:[Ii]t|[Ss]he|[Hh]e)(?:'s|’s)\s+(?:called|named)\s+[A-Z]"
     r"|(?:的|名字|名)[^，。！？\s]{0,8}?叫(?:做)?" + HAN_CLASS + r"{2,4}"
+    r"|^(?:我们|我家|我的|咱们|咱家)的?" + HAN_CLASS + r"{1,3}叫(?:做)?(?![我你他她它])" + HAN_CLASS + r"{2,8}"  # round 9: 我家狗叫X
     r"|(?:外包给|委托给)(?![我你他她它这那])" + HAN_CLASS + r"{2,3}[，,。]"
     r"|" + _ROLE_ZH + r"(?:的名字)?叫(?:做)?(?![我你他她它们了过人车外卖醒不])" + HAN_CLASS + r"{2,3}"
     r"|" + _ROLE_ZH + r"(?:是)?" + HAN_CLASS + r"{2,3}(?:老师|医生|大夫|律师|教练|经理|阿姨|先生|女士|教授)"
@@ -199,6 +202,7 @@ _NAMED = re.compile(
 _PLACE = _rx(
     r"\bour (?:office|company|headquarters|shop|studio|team|school|clinic) (?:is|are) (?:now )?(?:in|at|on|based)\b",
     r"(?:办公室|公司|总部|我家|工作室)(?:现在)?(?:在|位于)",
+    r"^我(?:的)?(?:" + _ROLE_ZH + r"|妈|爸|爸妈|姥姥|奶奶|爷爷|外婆)(?:现在)?住在",  # round 9: 我妈住在丹东
 )
 _HEALTH = _rx(
     r"\ballerg(?:y|ic|ies)\b", r"\bdiabet(?:es|ic)\b", r"\basthma\b", r"\blactose\b",
@@ -214,6 +218,7 @@ _HEALTH = _rx(
     r"\b(?!april\b)\w{2,}(?:farin|formin|pril|olol|statin|prazole|sartan|dipine|cillin|mycin|cycline|"
     r"oxetine|azepam|profen|codone|triptan|thyroxine|xaban|gatran)\b",
     r"\b(?:aspirin|paracetamol|ibuprofen|antidepressants?|blood thinners?)\b",
+    r"\banaphyla\w*|\bepi-?pens?\b|\badrenaline (?:pen|jab)s?\b",  # round 9: "wasp sting = anaphylaxis for me"
     r"\b(?:deaf|hard of hearing|tinnitus|colou?r-?blind|partially sighted|epilep(?:sy|tic)|dyslexi[ac]|"
     r"coeliac|celiac|anaemi[ac]|anemi[ac]|hearing aids?|pacemaker)\b",
     r"耳聋|耳背|听力不好|色盲|癫痫|贫血|心脏起搏器",
@@ -230,7 +235,8 @@ _PREFERENCE = _rx(
 # talk also uses ("the guest list", "a short walk") count only inside such a phrase.
 _NUM_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)"
 _STYLE_STRONG = _rx(
-    r"\b(?:bullets?|bullet[- ]points?|bulleted|numbered|markdown|emojis?|emoticons?|"
+    r"\b(?:bullets?|bullet[- ]points?|bulleted|numbered|markdown|emojis?|emoticons?|smileys?|smiley faces?|"
+    r"lower[- ]?case|upper[- ]?case|capital letters|capitals|sentence case|title case|"  # round 9: letter case
     r"exclamation(?: marks?| points?)?|spelling|tone|formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|"
     r"blunt(?:ly)?|concise(?:ly)?|verbose|terse|jargon|plain (?:text|language|english)|code blocks?|"
     r"formatting|layout|all caps|metric units|imperial units|lay (?:it|them|this|that|everything) out|"
@@ -316,6 +322,9 @@ _RELATIVE = _rx(
     r"\bfor the next (?:few|couple of|\d+|one|two|three|four|five|six|seven) (?:days|nights|weeks?)\b",
     r"\b(?:this|that) (?:week|weekend) only\b", r"\bonly (?:this|for this) (?:week|weekend)\b",
     r"这[两几]天|这周内|这几晚",
+    # round 9: a stopgap until something awaited ("till the plumber comes", "until the part arrives")
+    r"\b(?:until|till|til)\s+(?:the|a|an|my|our|his|her|their)\s+(?:[a-z]+\s+){0,2}(?:comes?|arrives?|gets? here|"
+    r"is back|turns? up|is fixed|is sorted|is done|is in)\b",
 )
 # A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二.
 _RECURRING = _rx(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
@@ -357,8 +366,8 @@ def classify_sentence(sentence: str) -> str | None:
     >>> classify_sentence("The grant report is due on June 3."), classify_sentence("It is due tomorrow.")
     ('durable', 'ephemeral')
     """
-    if len(sentence) > MAX_FACT_CHARS or holds_template_slot(sentence) or is_pasted(sentence):
-        return None  # pasted material; a draft with an unfilled slot ("Dear {{name}}"); round 8: a forward, a lyric
+    if len(sentence) > MAX_FACT_CHARS or holds_template_slot(sentence) or is_pasted(sentence) or is_machine_notice(sentence):
+        return None  # pasted material; an unfilled slot ("Dear {{name}}"); round 8: a forward, a lyric; round 9: a pickup text
     if without_quotes(sentence) != sentence and not reports_speech(sentence):
         return classify_sentence(without_quotes(sentence))  # round 8: a quotation is no cue of its own
     style = is_style_request(sentence)
@@ -477,8 +486,8 @@ def is_style_request(sentence: str) -> bool:
     """
     if _SUM.search(sentence):
         return False  # round 8: "Could you work out how much 3 yards is in cm?": a sum asked once, not a form
-    if is_output_note(sentence) or is_conditional_instruction(sentence):
-        return True  # round 8: "Replies short.", "When you quote a price, round it up."
+    if is_output_note(sentence) or is_conditional_instruction(without_opener(sentence)) or is_reminder_rule(sentence):
+        return True  # round 8: "Replies short.", "When you quote a price, round it up."; round 9: "Oh and when you …", "the day before"
     if HAN_CHAR.search(sentence):
         return bool(_STYLE_ZH.search(sentence) and _DIRECTIVE_ZH.search(sentence))
     # round 6: a terse speaker leaves out the verb ("Three lines max per answer.", "Loads in tonnes."):

@@ -41,7 +41,7 @@ _OUTPUT = re.compile(
     r"notes?|letters?|invoices?|estimates?|units?)\b(?!\s+(?:is|are|was|were)\b)", _I)
 _PRONOUNS = frozenset("i you he she it we they me him her us them this that these those there the a an my your "
                       "his its our their is are was were be been am will would can could should may might".split())
-_CONDITION_ON_YOU = re.compile(r"^\W*(?:when|whenever|if|once|any time)\s+(?:you|you're|you’re)\b[^,;]{3,80}[,;]\s*"
+_CONDITION_ON_YOU = re.compile(r"^\W*(?:when|whenever|if|once|any time)\s+(?:you|you're|you’re|I ask you|I ask)\b[^,;]{3,80}[,;]\s*"
                                r"(?:then\s+)?(?:please\s+)?(?P<verb>[a-z]+)\b", _I)
 _SECRET_SHAPE = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)(?=\S*[^\w\s])\S{6,}")
 _NUMBER_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|fifty|a hundred)"
