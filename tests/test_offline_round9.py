@@ -199,3 +199,46 @@ def test_anaphylaxis_and_an_adrenaline_pen_are_health() -> None:
 ])
 def test_a_chinese_naming_or_a_relatives_home_led_by_my_is_kept(sentence: str) -> None:
     assert classify_sentence(sentence) == "durable"
+
+
+# --- corrections spread over sentences; terse role and place notes --------------------------
+
+def test_a_correction_that_points_back_joins_the_sentence_it_points_to() -> None:
+    assert extract_facts(["Sorted out the lesson fees at last. Put them up to £32.50 from June. Nobody moaned."]) == [
+        ("correction", "Sorted out the lesson fees at last. Put them up to £32.50 from June.")]
+
+
+def test_a_pointing_back_correction_replaces_the_line_of_the_same_sum(setup: Setup) -> None:
+    seed(setup, user=USER + "- A one-hour lesson is £28.00, less than the studio down the road charges.\n")
+    dream_message(setup, "Made my mind up about the lessons. I've put them up to £32.50 from June.")
+    text = memory_text(setup)
+    assert "£32.50" in text and "£28.00" not in text
+
+
+def test_someone_moved_announces_the_new_value_in_the_next_sentence(setup: Setup) -> None:
+    seed(setup, user=USER + "- Grandad's on ward 9 at the infirmary, by the nurses' station.\n")
+    dream_message(setup, "Update from the infirmary. They've moved Grandad upstairs. Ward 14 now, with a view of the park.")
+    text = memory_text(setup)
+    assert "Ward 14" in text and "ward 9" not in text
+
+
+def test_a_reading_after_a_colon_lasts_and_resets_the_old_reading(setup: Setup) -> None:
+    assert classify_sentence("今天给团子称了一下：6公斤。") == "durable"
+    assert classify_sentence("Weighed the pup today: 9 kg.") == "durable"
+    seed(setup, memory=MEMORY + "- 上个月在宠物店称了5公斤。\n")
+    dream_message(setup, "今天给团子称了一下：6公斤。")
+    memory = setup.read("memory/MEMORY.md")
+    assert "6公斤" in memory and "5公斤" not in memory
+
+
+@pytest.mark.parametrize("sentence", [
+    "Physio is Aoife Brennan.", "landlord's Piotr Nowak, decent sort.",
+    "On the night shift at Ferrybank Depot.", "Based at the Quayside Yard most weeks.",
+])
+def test_a_terse_role_or_place_named_is_kept(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"
+
+
+@pytest.mark.parametrize("sentence", ["On the whole, fine.", "In the end, it worked.", "Lunch is at noon."])
+def test_a_phrase_that_names_no_role_or_place_is_no_note(sentence: str) -> None:
+    assert classify_sentence(sentence) is None

@@ -44,6 +44,10 @@ NOT_A_CHAT_MODEL = (
     "The offline engine does not chat: it only answers nanomem's consolidation and Dream "
     "requests. Configure an OpenAI-compatible endpoint (NANOMEM_BASE_URL) for conversation."
 )
+# Round 9: a correction whose object points back ("put them up to £91", "moved it to Friday"): what
+# it is about is the sentence before it.
+_POINTS_BACK = re.compile(r"\b(?:put|moved|pushed|changed|raised|lowered|switched|bumped|cut|upped) (?:them|it|those|that)\b|"
+                          r"^\W*(?:they|it|those)(?:['’](?:re|s)| are| is| have| has)? (?:now |gone |going )", re.I)
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # code blocks are pasted material, not statements
 
 
@@ -65,7 +69,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         lowered = bool(casing) and writes_lower_case(text)
         text = recased(text, casing or {})
         lead: list[str] = []  # sentences before that announced a change without giving the new value
-        style_before, previous_kept = False, ""
+        style_before, previous_kept, previous_said = False, "", ""
         previous = ""
         sentences = split_sentences(_FENCE.sub("\n", text))
         for n, sentence in enumerate(sentences):
@@ -89,7 +93,12 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
                 mark = "correction"  # "They reissued my badge. The number is now B-12."
                 if is_bare_value(sentence) or is_bare_amount(sentence) or any(denied_value(s) for s in lead):
                     sentence = " ".join([*lead, sentence])  # round 7: "The quote was wrong. It's 3,140."
+            if mark == "correction" and not lead and previous_said and _POINTS_BACK.search(sentence):
+                if facts and facts[-1][1] == previous_said:
+                    facts.pop()  # round 9: "Decided about the foils. Put them up to £91." is one correction
+                sentence = f"{previous_said} {sentence}"
             lead = [*lead, sentence] if mark is None and announces_change(sentence) else []
+            previous_said = sentence
             if mark is not None and sentence not in seen:
                 seen.add(sentence)
                 facts.append((mark, sentence, day))

@@ -27,6 +27,8 @@ from nanomem.engines.offline.terse import (
     is_naming,
     is_output_note,
     is_pasted,
+    is_place_note,
+    is_role_naming,
     reports_speech,
     without_quotes,
 )
@@ -82,6 +84,8 @@ _CORRECTION_STRONG = _rx(
 # Round 5: someone changed the speaker's slot ("The harbourmaster moved me.", "they rebooked us"):
 # announces a change whose value comes next.
 _MOVED_ME = _rx(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|upgraded|downgraded|relocated) (?:me|us)\b",
+               # round 9: someone else moved ("They've moved Mum downstairs.", "moved Dad to ward 4")
+               r"\b(?:moved|transferred|relocated|swapped) (?:him|her|them|mum|mom|dad|(?-i:[A-Z])[a-z]+|(?:my|our) (?:mum|mom|dad|mother|father|son|daughter|gran|nan))\b(?! (?:and|to the shops)\b)",
                r"\b(?:has|have|had|'s|’s) (?:moved|changed)\W*$")  # round 7: "Office has moved."
 # Admitting a mistake ("I'd misread it", "I got the dates wrong", 记错了): a correction when the
 # sentence is decisive anyway.
@@ -329,6 +333,8 @@ _RELATIVE = _rx(
 # A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二.
 _RECURRING = _rx(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
                  r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
+# Round 9: a reading given after a colon ("Weighed her today: 28 kg.", "今天上秤了：28公斤。").
+_READING = re.compile(r"[:：]\s*(?:[£$€¥]\s?)?\d[\d.,]*\s?(?:[A-Za-z]{1,6}|[\u4e00-\u9fff]{1,2})?\s*[.。!！]?\s*$")
 _DUE = _rx(r"\bdeadline\b", r"\bdue\b", r"截止")
 _IDENTIFIER = re.compile(
     r"\b[A-Z][A-Z0-9]*-\d[\w-]*\b|\b[A-Z]{2,}\d+[A-Z0-9]*\b"
@@ -400,8 +406,9 @@ def classify_sentence(sentence: str) -> str | None:
     clauses = re.split(r"[，,;；]", sentence)
     decided = any(_DECISION.search(c) and not _RELATIVE.search(c) and not _RELATIVE.search("".join(clauses[:i]))
                   for i, c in enumerate(clauses))
+    reading = bool(_READING.search(sentence))  # round 9: "weighed him today: 28 kg": the reading lasts
     near_term = (
-        not style and not narrative and not starting and not standing and not decided
+        not style and not narrative and not starting and not standing and not decided and not reading
         and bool(relative or (_DUE.search(sentence) and not dated))
     )
     year_story = occasion or is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (
@@ -416,7 +423,8 @@ def classify_sentence(sentence: str) -> str | None:
         or dated
         or bool(_RECURRING.search(sentence))
         or (bool(_NUMBER.search(sentence)) and _long_enough(sentence) and not year_story)
-        or standing or is_note_fragment(sentence) or is_label_note(sentence) or is_naming(sentence) or bool(_VENUE.search(sentence) and has_name(sentence))
+        or standing or is_note_fragment(sentence) or is_label_note(sentence) or is_naming(sentence)
+        or is_role_naming(sentence) or is_place_note(sentence) or bool(_VENUE.search(sentence) and has_name(sentence))
         or (named and not narrative and bool(_FIRST_PERSON.search(sentence)) and _long_enough(sentence))
         or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
     )

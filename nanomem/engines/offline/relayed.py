@@ -58,7 +58,7 @@ _SUPERSEDED = (
     re.compile(r"(?:^|(?<=[，,；;。]))[^，,；;。！？]{0,8}?不(?:去|在|用|找|坐)(?P<old>" + HAN_CLASS + r"{2,5}?)了[，,；;]?"),
 )
 _NEWS = re.compile(
-    r"^\W*(?:(?:so|and|well|right|oh)\W+)?(?:news from\b[^.!?]{0,30}|(?:heard|word) (?:back )?from\b[^.!?]{0,30}"
+    r"^\W*(?:(?:so|and|well|right|oh)\W+)?(?:(?:news|an? update|update|word) from\b[^.!?]{0,30}|(?:heard|word) (?:back )?from\b[^.!?]{0,30}"
     r"|(?:the |my |our )?[a-z]+(?: [a-z]+)? (?:rang|phoned|called|emailed|texted|messaged|wrote|rang back|got back to me|"
     r"came back to me)(?: (?:today|this morning|this afternoon|earlier|back))?"
     r"|(?:the |my |our )?[a-z]+ (?:sorted|fixed|corrected|redid|rechecked|changed) (?:my|our|the) [a-z]+)\W*$", _I)

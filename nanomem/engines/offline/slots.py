@@ -342,6 +342,9 @@ def same_slot(correction: str, line: str) -> bool:
         kind = _ADMITTED_KIND[admitted.group("kind").casefold()]
         if new[kind] - old[kind] and old[kind]:
             return True  # "I had the show date wrong … it's the 30 August" for "The show is on the 23 August"
+    mine_money, their_money = _money(correction), _money(line)
+    if any(mine_money[sign] - their_money[sign] for sign in mine_money.keys() & their_money.keys()):
+        return True  # round 9: another sum in the same currency ("put them up to £91" for "… is £83")
     if not attributes_of(correction) & attributes_of(line):
         return False
     if any(new[kind] - old[kind] and old[kind] for kind in new if kind != "name"):
@@ -351,6 +354,14 @@ def same_slot(correction: str, line: str) -> bool:
     # Chinese texts that share an attribute match without values, unless the line holds an amount
     # the correction does not touch (a budget that mentions the hotel is not the hotel booking)
     return bool(HAN_CHAR.search(correction) and HAN_CHAR.search(line)) and not (old["number"] and not new["number"])
+
+
+def _money(text: str) -> dict[str, frozenset[str]]:
+    """Sums by currency sign: ``{"£": {"91"}}`` (pence dropped when zero: ``£91.00`` = ``£91``)."""
+    found: dict[str, set[str]] = {}
+    for m in re.finditer(r"([£$€¥])\s?(\d[\d,]*(?:\.\d+)?)", unicodedata.normalize("NFKC", text)):
+        found.setdefault(m.group(1), set()).add(re.sub(r"\.0+$", "", m.group(2).replace(",", "")))
+    return {sign: frozenset(values) for sign, values in found.items()}
 
 
 def trim_correction(correction: str, replaced: str | None = None) -> str:

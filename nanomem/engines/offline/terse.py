@@ -43,6 +43,10 @@ _PRONOUNS = frozenset("i you he she it we they me him her us them this that thes
                       "his its our their is are was were be been am will would can could should may might".split())
 _CONDITION_ON_YOU = re.compile(r"^\W*(?:when|whenever|if|once|any time)\s+(?:you|you're|you’re|I ask you|I ask)\b[^,;]{3,80}[,;]\s*"
                                r"(?:then\s+)?(?:please\s+)?(?P<verb>[a-z]+)\b", _I)
+_NAME_RUN = r"(?-i:[A-Z][a-z'’-]+)(?: (?-i:[A-Z][a-z'’-]+)){1,2}"
+_ROLE_IS = re.compile(r"^\W*(?:the |our |(?-i:[A-Z]?[a-z]+ )?)?(?-i:[A-Za-z][a-z]+)(?:['’]s| is) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?"
+                      r"(?P<name>" + _NAME_RUN + r")\s*(?:[.,;!]|$)")
+_PLACE_NOTE = re.compile(r"^\W*(?:on|at|in|based at|based in|working at|up at|down at|out at)\s+(?:the\s+)?[a-z]", _I)
 _SECRET_SHAPE = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)(?=\S*[^\w\s])\S{6,}")
 _NUMBER_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|fifty|a hundred)"
 _AMOUNT_HEAD = re.compile(r"^\W*(?:£|\$|€)?" + _NUMBER_WORD + r"\b", _I)
@@ -86,6 +90,31 @@ def is_naming(sentence: str) -> bool:
     (True, False)
     """
     return len(sentence.split()) <= 8 and bool(_NAMING.search(sentence))
+
+
+def is_role_naming(sentence: str) -> bool:
+    """Whether a short sentence names who fills a role by a full name, with no "my" ("Foreman is
+    Shonagh Beattie.", "Landlord's Piotr Nowak, decent sort."; round 9).
+
+    >>> is_role_naming("Physio is Aoife Brennan."), is_role_naming("Lunch is at Noon Street.")
+    (True, False)
+    """
+    found = _ROLE_IS.match(sentence)
+    return bool(found) and not any(w.casefold() in COMMON_WORDS for w in found.group("name").split())
+
+
+def is_place_note(sentence: str) -> bool:
+    """Whether a verbless note says where the person is, by a name ("On the tower crane at
+    Quayside Yard.", "At the Harbour Lane clinic most days."; round 9).
+
+    >>> is_place_note("On the night shift at Ferrybank Depot."), is_place_note("On the whole, fine.")
+    (True, False)
+    """
+    if HAN_CHAR.search(sentence) or len(sentence.split()) > 10 or not _PLACE_NOTE.match(sentence):
+        return False
+    names = [w for w in re.findall(r"(?<![\w'’])[A-Z][a-z]+", sentence[3:]) if w.casefold() not in COMMON_WORDS]
+    rest = re.sub(r"^\W*(?:based|working)\b", "", sentence, flags=_I)  # "Based at …": no finite verb
+    return bool(names) and is_verbless(rest) and not is_narrative(rest)
 
 
 def is_output_note(sentence: str) -> bool:
