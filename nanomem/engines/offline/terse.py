@@ -100,7 +100,9 @@ def is_role_naming(sentence: str) -> bool:
     (True, False)
     """
     found = _ROLE_IS.match(sentence)
-    return bool(found) and not any(w.casefold() in COMMON_WORDS for w in found.group("name").split())
+    if found is None:
+        return False
+    return not any(w.casefold() in COMMON_WORDS for w in found.group("name").split())
 
 
 def is_place_note(sentence: str) -> bool:
