@@ -242,3 +242,13 @@ def test_a_terse_role_or_place_named_is_kept(sentence: str) -> None:
 @pytest.mark.parametrize("sentence", ["On the whole, fine.", "In the end, it worked.", "Lunch is at noon."])
 def test_a_phrase_that_names_no_role_or_place_is_no_note(sentence: str) -> None:
     assert classify_sentence(sentence) is None
+
+
+def test_a_pointing_back_correction_does_not_join_small_talk() -> None:
+    assert extract_facts(["Thanks for that. Put them up to £30.00 from May."]) == [
+        ("correction", "Put them up to £30.00 from May.")]
+
+
+def test_a_count_for_tomorrow_after_a_colon_stays_short_lived() -> None:
+    assert classify_sentence("Headcount for tomorrow: 12 people.") == "ephemeral"
+    assert classify_sentence("明天的人数：12人。") == "ephemeral"

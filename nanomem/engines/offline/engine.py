@@ -39,6 +39,7 @@ from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.terse import is_bare_amount, is_length_fragment
 from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_bare_name, is_bare_value, is_greeting
 from nanomem.store.sessions import content_text, message_time
+from nanomem.text.filler import is_filler
 
 NOT_A_CHAT_MODEL = (
     "The offline engine does not chat: it only answers nanomem's consolidation and Dream "
@@ -98,7 +99,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
                     facts.pop()  # round 9: "Decided about the foils. Put them up to £91." is one correction
                 sentence = f"{previous_said} {sentence}"
             lead = [*lead, sentence] if mark is None and announces_change(sentence) else []
-            previous_said = sentence
+            previous_said = "" if is_filler(sentence) or sentence.rstrip().endswith(("?", "？")) else sentence
             if mark is not None and sentence not in seen:
                 seen.add(sentence)
                 facts.append((mark, sentence, day))

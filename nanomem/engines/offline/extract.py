@@ -334,7 +334,7 @@ _RELATIVE = _rx(
 _RECURRING = _rx(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
                  r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
 # Round 9: a reading given after a colon ("Weighed her today: 28 kg.", "今天上秤了：28公斤。").
-_READING = re.compile(r"[:：]\s*(?:[£$€¥]\s?)?\d[\d.,]*\s?(?:[A-Za-z]{1,6}|[\u4e00-\u9fff]{1,2})?\s*[.。!！]?\s*$")
+_READING = re.compile(r"[:：]\s*(?:[£$€¥]\s?\d[\d.,]*|\d[\d.,]*\s?(?:[A-Za-z]{1,6}|[\u4e00-\u9fff]{1,2}))\s*[.。!！]?\s*$")
 _DUE = _rx(r"\bdeadline\b", r"\bdue\b", r"截止")
 _IDENTIFIER = re.compile(
     r"\b[A-Z][A-Z0-9]*-\d[\w-]*\b|\b[A-Z]{2,}\d+[A-Z0-9]*\b"
@@ -406,7 +406,7 @@ def classify_sentence(sentence: str) -> str | None:
     clauses = re.split(r"[，,;；]", sentence)
     decided = any(_DECISION.search(c) and not _RELATIVE.search(c) and not _RELATIVE.search("".join(clauses[:i]))
                   for i, c in enumerate(clauses))
-    reading = bool(_READING.search(sentence))  # round 9: "weighed him today: 28 kg": the reading lasts
+    reading = bool(_READING.search(sentence)) and not re.search(r"\b(?:tomorrow|tonight|next)\b|明天|今晚|下周", sentence, _I)
     near_term = (
         not style and not narrative and not starting and not standing and not decided and not reading
         and bool(relative or (_DUE.search(sentence) and not dated))
