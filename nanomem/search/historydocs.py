@@ -21,12 +21,13 @@ from contextlib import closing
 
 from nanomem.search.docs import Doc, delete_rowids
 from nanomem.search.marks import (
+    HISTORY_FILES,
     HISTORY_MAIN,
-    HISTORY_SEGMENT,
     check_appended,
-    delete_marks,
+    parse_history_marks,
     plan_history_checks,
     read_history_marks,
+    render_history_marks,
     set_mark,
 )
 from nanomem.store.history import History
@@ -44,20 +45,17 @@ def update_history(db: sqlite3.Connection, marks: dict[str, str], history: Histo
     """Bring the history documents up to date; return how many were (re-)indexed."""
     done = int(marks.get("history", "0") or 0)
     now = read_history_marks(history.segments(), history.path)
-    added = 0
-    if done:
-        appended = check_appended(marks.get(HISTORY_MAIN), now.get(HISTORY_MAIN), history.path)
-        for first, last in plan_history_checks(marks, now, appended):
-            changed, top = _recheck(db, history, insert, first, last)
-            added += changed
-            if last is None:
-                done = top  # everything above ``first`` was read: the mark is what is there now
-    if now != {k: v for k, v in marks.items() if k == HISTORY_MAIN or k.startswith(HISTORY_SEGMENT)}:
-        delete_marks(db, HISTORY_SEGMENT)
-        for name, value in now.items():
-            set_mark(db, name, value)
-        if HISTORY_MAIN not in now:
-            delete_marks(db, HISTORY_MAIN)
+    rendered, added = render_history_marks(now), 0
+    if rendered != marks.get(HISTORY_FILES):  # the usual update: one string compared
+        if done:
+            old = parse_history_marks(marks.get(HISTORY_FILES))
+            appended = check_appended(old.get(HISTORY_MAIN), now.get(HISTORY_MAIN), history.path)
+            for first, last in plan_history_checks(old, now, appended):
+                changed, top = _recheck(db, history, insert, first, last)
+                added += changed
+                if last is None:
+                    done = top  # everything above ``first`` was read: the mark is what is there now
+        set_mark(db, HISTORY_FILES, rendered)
     if history.last_cursor() > done:
         batch, top = [], done
         for entry in history.iter_entries(done):

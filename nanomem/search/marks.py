@@ -6,8 +6,9 @@ Each source keeps a mark of what is indexed:
 - ``archive:<segment>``: the byte offset reached in an archive segment and a hash of the
   :data:`TAIL_CHECK` bytes before it (a segment rewritten before the offset changes it);
 - ``file:<path>``: a memory file's stat signature and content hash;
-- ``hseg:<first>-<last>``: a history segment's stat signature (inode, size, mtime), and
-  ``hmain``: ``history.jsonl``'s, with the hash of its last :data:`TAIL_CHECK` bytes.
+- ``history_files``: the history files' stat signatures (inode, size, mtime) as one JSON
+  object, each segment's under ``hseg:<first>-<last>`` and ``history.jsonl``'s under ``hmain``,
+  with the hash of its last :data:`TAIL_CHECK` bytes (one mark, so an update reads one value).
 
 The history marks let an update tell an append (the same inode, grown, the bytes before the old
 end unchanged: nothing to check) and a compaction or promotion (the same bytes under other
@@ -24,6 +25,7 @@ append while leaving the 64 bytes before the old end as they were.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from collections.abc import Mapping
@@ -32,6 +34,7 @@ from pathlib import Path
 from nanomem.store.historyfile import Segment
 
 TAIL_CHECK = 64
+HISTORY_FILES = "history_files"
 HISTORY_SEGMENT = "hseg:"
 HISTORY_MAIN = "hmain"
 
@@ -41,10 +44,6 @@ Range = tuple[int, int | None]  # cursors first..last, inclusive; ``None``: no u
 def set_mark(db: sqlite3.Connection, name: str, value: str) -> None:
     db.execute("INSERT INTO marks(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET "
                "value = excluded.value", (name, value))
-
-
-def delete_marks(db: sqlite3.Connection, prefix: str) -> None:
-    db.execute("DELETE FROM marks WHERE substr(name, 1, ?) = ?", (len(prefix), prefix))
 
 
 def parse_offset_mark(value: str | None) -> tuple[int, str]:
@@ -82,6 +81,30 @@ def read_history_marks(segments: list[Segment], main: Path) -> dict[str, str]:
         except OSError:
             pass
     return found
+
+
+def render_history_marks(found: Mapping[str, str]) -> str:
+    """The ``history_files`` mark (pure, canonical: equal signatures give equal text).
+
+    >>> render_history_marks({"hmain": "7:8:3:cd", "hseg:1-9": "5:90:1"})
+    '{"hmain": "7:8:3:cd", "hseg:1-9": "5:90:1"}'
+    """
+    return json.dumps(dict(found), sort_keys=True)
+
+
+def parse_history_marks(value: str | None) -> dict[str, str]:
+    """The signatures a ``history_files`` mark holds; ``{}`` when absent or damaged (pure).
+
+    >>> parse_history_marks('{"hmain": "7:8:3:cd"}'), parse_history_marks("[1]"), parse_history_marks(None)
+    ({'hmain': '7:8:3:cd'}, {}, {})
+    """
+    try:
+        data = json.loads(value or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, str)}
 
 
 def check_appended(old: str | None, new: str | None, main: Path) -> bool:
