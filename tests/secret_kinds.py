@@ -107,6 +107,56 @@ TYPED_PASSWORDS: tuple[Fake, ...] = (
     Fake("typed-zh-gap", "password", "刚才手滑把邮箱密码发出来了：Lin@0623qz，别记", "Lin@0623qz"),
     Fake("typed-zh-glued", "password", "把密码Zhou0711@bj打到搜索框里了", "Zhou0711@bj"),
     Fake("typed-zh-login", "password", "登录：Pian!5309k 打错窗口了", "Pian!5309k"),
+    # a word and digits with no symbol, a symbol only at the end, a number sign (issue 13)
+    Fake("typed-login-word-digits", "password", "my login is Marmalade1952", "Marmalade1952"),
+    Fake("typed-pw-no-separator", "password", "pw Brambleton1987 for the gym", "Brambleton1987"),
+    Fake("typed-cue-after", "password", "by accident in the wrong box, Quenby1974, don't keep that, "
+         "it's the password for the library account", "Quenby1974"),
+    Fake("typed-symbol-at-end", "password", "Summer2031! oops, wrong window", "Summer2031"),
+    Fake("typed-cued-symbol-at-end", "password", "my password is Autumn2029!", "Autumn2029"),
+    Fake("typed-number-sign", "password", "Kestrel#2024 — sorry, ignore that", "Kestrel#2024"),
+    Fake("typed-zh-slip", "password", "密码是Wen@0412kz — 发错窗口了，忽略", "Wen@0412kz"),
+    Fake("typed-zh-near", "password", "手滑打错窗口了 Qiaomu2019 别记", "Qiaomu2019"),
+)
+
+# The formats the audit of issue 13 added: more providers, headers, connection strings, .env
+# names and card numbers.
+AUDIT_FAKES: tuple[Fake, ...] = (
+    Fake("gitlab", "gitlab-token", "my GitLab token glpat-Rk8vT2mXq9LpW4zN7bC3 for CI",
+         "Rk8vT2mXq9LpW4zN7bC3"),
+    Fake("slack-app-token", "slack-token",
+         "app token xapp-1-A05QF2B7K9M-6123456789012-aebb8f010b8e9a5b5ab89c3049787a5d33aa7e52",
+         "aebb8f010b8e9a5b5ab89c3049787a5d33aa7e52"),
+    Fake("stripe-webhook-secret", "stripe-key", "webhook signing secret whsec_Zq8Wx2Rt6Yp4Lm9Kj3Hg5Fd7Sa1Qe0",
+         "Zq8Wx2Rt6Yp4Lm9Kj3Hg5Fd7Sa1Qe0"),
+    Fake("google-oauth-token", "google-oauth-token",
+         "access token ya29.a0AfB_byC7xQ2kLp9Vt4Wz8Nc3Jh6Gf1Ds5Aq0Zr expires", "a0AfB_byC7xQ2kLp9Vt4W"),
+    Fake("npm", "npm-token", "//registry.npmjs.org/:_authToken=npm_pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H",
+         "pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"),
+    Fake("pypi", "pypi-token",
+         "twine password pypi-AgEIcHlwaS5vcmcXbiufMdI8X2Y4rUmer-BH3M1XS0DRdJuPnBIKpi99lSi0tcL21pffWQJEeNa",
+         "XbiufMdI8X2Y4rUmer-BH3M1XS0DRdJuPnBIKpi99lSi0tcL21pffWQJEeNa"),
+    Fake("telegram-bot", "telegram-token", "bot token 5738291046:AAjnez0LHtfROUrWW6XnI3EM3HMRb1OcWrh",
+         "AAjnez0LHtfROUrWW6XnI3EM3HMRb1OcWrh"),
+    Fake("pgp-private-key", "private-key",
+         "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0Ap7kBCADh3z9Qm2\n=Xk4p\n"
+         "-----END PGP PRIVATE KEY BLOCK-----", "lQOYBF0Ap7kBCADh3z9Qm2"),
+    Fake("service-account-json", "private-key",
+         '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkq'
+         'hkiG9w0BAQEFAASC\\nBKcwggSjAgEAAoIBAQC7\\n-----END PRIVATE KEY-----\\n", "client_email": "x"}',
+         "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"),
+    Fake("basic-auth-header", "bearer-token", "curl -H 'Authorization: Basic YW5hOkNvcnJlY3RIb3JzZTk='",
+         "YW5hOkNvcnJlY3RIb3JzZTk"),
+    Fake("url-empty-user", "password", "REDIS_URL=redis://:Gx7pQ2vLw9@cache.internal:6379/0",
+         "Gx7pQ2vLw9"),
+    Fake("ado-connection-string", "password", "Server=db;Database=app;User Id=sa;Password=Vq8!rT2mLx;",
+         "Vq8!rT2mLx"),
+    Fake("env-pass", "password", "SMTP_PASS=Mq7xL2pW9v", "Mq7xL2pW9v"),
+    Fake("env-pwd", "password", "export MYSQL_PWD=Rk3vT8mQx2", "Rk3vT8mQx2"),
+    Fake("env-bare-token", "password", "TOKEN=Hq7Rt2Lp9Vx4 ./run.sh", "Hq7Rt2Lp9Vx4"),
+    Fake("card-visa", "card-number", "my card is 4111 1111 1111 1111 exp 08/29", "1111 1111 1111"),
+    Fake("card-amex-dashes", "card-number", "Amex 3782-822463-10005, keep it safe", "822463-10005"),
+    Fake("card-mastercard-glued", "card-number", "卡号5555555555554444，别记", "5555555555554444"),
 )
 
 # More fakes for the unit table (same kinds, other shapes).
@@ -128,6 +178,7 @@ MORE_FAKES: tuple[Fake, ...] = (
     Fake("aws-secret-no-slash", "random-token", "secret Hq7Rt2Lp9Vx4Kz8Wm3Nb6Cd1Fg5Js0AeYu2Io3Pq",
          "Hq7Rt2Lp9Vx4Kz8Wm3Nb6Cd1Fg5Js0AeYu2Io3Pq"),
     *TYPED_PASSWORDS,
+    *AUDIT_FAKES,
 )
 
 # Must pass through redaction unchanged.
@@ -160,4 +211,14 @@ FALSE_POSITIVES: tuple[str, ...] = (
     "KX-7731, LR22 BNO at 08:15 for 99.95 or £3,140 with en_US-UTF8 and Mon-Fri.",
     "Issue#42 at Standup@10am; Ana.Lopez2@Example.com; NANOMEM_MODEL=qwen2.5:7b; Python+UL4.",
     "See https://Example.com/a?b=C1d!e and C:/Users/Ana/Docs2/x!y.txt and f(Xy2)=Zw!3.",
+    # near a credential word or a slip, still no password (issue 13)
+    "My locker code is 4471 and my flight is BA2490.",
+    "Oops, wrong window: flight BA2490 lands at 10:30, gate B12.",
+    "Oops, wrong tab, back in 30mins; room 12B; iOS17 on the iPad.",
+    "My password manager is 1Password; Issue#42 came up at Standup@10am when I changed my password.",
+    "authstr = b64encode(password) and the password is wrong!",
+    # numbers that are no card: a failed check digit, phones, an ISBN, an IBAN, a long seed
+    "Order 4111 1111 1111 1112 shipped; call 0612345678 or +44 7911 123456.",
+    "ISBN 978-0-306-40615-7, IBAN DE89 3704 0044 0532 0130 00, seed 4220315081820346526.",
+    "TEST_PASS=true and CACHE_BYPASS=1 and OLDPWD=/home/ana are settings.",
 )

@@ -217,3 +217,55 @@ def test_redact_leaves_a_credential_word_before_an_ordinary_value_alone(text: st
 )
 def test_redact_leaves_tokens_that_only_look_like_a_password_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my login is Marmalade1952", "my login is [REDACTED:password]"),
+        ("pw Marmalade1952", "pw [REDACTED:password]"),
+        ("my password is Summer2024!", "my password is [REDACTED:password]"),
+        ("the PIN: Summer2024!?", "the PIN: [REDACTED:password]"),
+        ("in the wrong box, Marmalade1952, don't keep that, it's the password for the library",
+         "in the wrong box, [REDACTED:password], don't keep that, it's the password for the library"),
+        ("Summer2024! oops, wrong window", "[REDACTED:password] oops, wrong window"),
+        ("Kestrel#2024 — sorry, ignore that", "[REDACTED:password] — sorry, ignore that"),
+        ("typed Word#2024 by accident.", "typed [REDACTED:password] by accident."),
+        ("手滑打错窗口了 Qiaomu2019 别记", "手滑打错窗口了 [REDACTED:password] 别记"),
+    ],
+)
+def test_redact_replaces_a_word_and_digits_password_after_or_near_a_cue(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Marmalade1952 is the jam we like", "Summer2024! was hot", "Kestrel#2024 is the ship's name",
+     "Room#12B, my locker code is 4471", "oops, wrong window: flight BA2490", "oops, iOS17 again",
+     "I changed my password.\nMarmalade1952 is the jam", "oops, that was b64encode(x2)",
+     "wrong window" + " " * 61 + "Marmalade1952", "the password is wrong!", "my pw is ok!"],
+)
+def test_redact_leaves_a_word_with_digits_alone_without_a_cue_near_it(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_redact_takes_a_near_password_within_sixty_characters_of_the_cue_on_either_side() -> None:
+    gap = "x " * 29  # 58 characters
+    assert redact(f"wrong window, {gap}Marmalade1952").total == 1
+    assert redact(f"Marmalade1952 {gap}wrong window").total == 1
+    assert redact(f"wrong window, {gap}abcd Marmalade1952").total == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("DB_PASS=hunter22x", "DB_PASS=[REDACTED:password]"),
+        ("TOKEN=abcdef12", "TOKEN=[REDACTED:password]"),
+        ("redis://:s3cret99@cache:6379/0", "redis://:[REDACTED:password]@cache:6379/0"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:bearer-token]"),
+        ('{"private_key": "[REDACTED:private-key]"}', '{"private_key": "[REDACTED:private-key]"}'),
+    ],
+)
+def test_redact_keeps_the_name_of_an_env_line_header_or_url_and_redacts_once(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+    assert redact(redact(text).text).total == 0

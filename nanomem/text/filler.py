@@ -99,8 +99,13 @@ SLIP_WORDS = frozenset(
     """.split()
 )
 SECRET_ZH = re.compile(r"密钥|秘钥|密码|口令|令牌|验证码|登录|登陆|是|我的|这个|这是")
+# The Chinese of SLIP_WORDS: ignore it, wrong window or box, by accident, typed / pasted / sent
+# into, delete, change it ("密码是[REDACTED:password] — 发错窗口了，忽略").
 _SECRET_SLIP_ZH = re.compile(
-    SECRET_ZH.pattern + r"|别记|不要记|别存|当没看见|没看见|打错|发错|输错|手滑|误发|窗口|刚才|马上|回头|就|改|啊|吧")
+    SECRET_ZH.pattern + r"|别记|不要记|别存|不要存|别保存|当没看见|没看见|打错|发错|输错|填错|贴错|搞错|弄错"
+    r"|手滑|误发|不小心|窗口|搜索框|输入框|聊天框|对话框|框里|刚才|刚刚|马上|回头|忽略|无视|别管|不用管"
+    r"|不要管|发出来|发出去|打到|输到|贴到|发到|粘贴|删掉|删了|删除|这个|那个|一下|一会儿|待会儿?|等下"
+    r"|把|里|它|去|就|改|啊|吧|哦|呃")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # Words that only place a remark in the day or close the talk: a sign-off is nothing else.
 TIME_WORDS = frozenset(

@@ -11,10 +11,13 @@ Every text bound for ``history.jsonl``, the markdown files or git passes through
 
 Kinds (:data:`KINDS`): provider formats (``openai-key``, ``anthropic-key``, ``stripe-key``,
 ``slack-webhook``, ``sendgrid-key``, ``huggingface-token``, ``google-oauth-secret``,
+``google-oauth-token``, ``gitlab-token``, ``npm-token``, ``pypi-token``, ``telegram-token``,
 ``azure-key``, ``aws-key``, ``github-token``, ``slack-token``, ``google-key``), ``jwt``,
 ``private-key``, ``bearer-token``, ``password`` (assignments, ``PGPASSWORD=``-style environment
-variables, URL credentials, "my password is …", "Log in: …", "pw: …", 密码是 … in prose, and a
-token shaped like a typed password with no word before it), and two rules without a prefix
+variables, URL credentials, "my password is …", "Log in: …", "pw: …", 密码是 … in prose, a
+token shaped like a typed password with no word before it, and a word with digits near a
+credential word or a slip: "Marmalade1952, wrong box"), ``card-number`` (Luhn-checked), and
+two rules without a prefix
 (:mod:`nanomem.text.entropy`): ``hex-token`` and ``random-token``. The table of formats is
 :mod:`nanomem.text.secretpatterns`; ``docs/history.md`` (*Redaction*) explains each with an
 example.
@@ -28,6 +31,8 @@ alone: provider keys must carry their provider's prefix, enough length and at le
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -52,6 +57,11 @@ KINDS: tuple[str, ...] = (
     "sendgrid-key",
     "huggingface-token",
     "google-oauth-secret",
+    "google-oauth-token",
+    "gitlab-token",
+    "npm-token",
+    "pypi-token",
+    "telegram-token",
     "azure-key",
     "aws-key",
     "github-token",
@@ -60,6 +70,7 @@ KINDS: tuple[str, ...] = (
     "jwt",
     "bearer-token",
     "password",
+    "card-number",
     "hex-token",
     "random-token",
 )
@@ -108,8 +119,13 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
     for rule in secretpatterns.RULES:  # compiled on first use
         if not may(rule.needles, rule.folded, rule.min_run):
             continue
+        cues = _Cues(text, rule.near, rule.near_chars) if rule.near is not None else None
+        if cues is not None and not cues.spans:
+            continue
         for match in rule.pattern.finditer(text):
             start, end = match.span(rule.group)
+            if cues is not None and not cues.near(start, end):
+                continue
             if rule.must_look_random and shannon_entropy(text[start:end]) < MAX_THRESHOLD:
                 continue
             if rule.check is not None and not rule.check(text[start:end]):
@@ -123,6 +139,25 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
             add("random-token", start, end)
     found.sort(key=lambda m: m.start)
     return found
+
+
+class _Cues:
+    """The matches of a rule's ``near`` pattern, and whether a span has one on its line at most
+    ``chars`` characters away (the nearest cue on each side decides: O(log n) per span)."""
+
+    def __init__(self, text: str, near: re.Pattern[str], chars: int) -> None:
+        self.text = text
+        self.chars = chars
+        self.spans = [m.span() for m in near.finditer(text)]
+        self._starts = [s for s, _ in self.spans]
+
+    def near(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self._starts, end)  # cues from i on start at or after the span
+        for cue_start, cue_end in self.spans[max(0, i - 1): i + 1]:
+            lo, hi = (cue_end, start) if cue_start < start else (end, cue_start)
+            if hi - lo <= self.chars and "\n" not in self.text[lo:hi]:
+                return True
+        return False
 
 
 class _Prefilter:
