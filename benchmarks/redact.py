@@ -13,6 +13,12 @@ catches per length, and the share of generated identifiers (3–6 words from
 ``docs/*.md`` and a number, CamelCase / snake_case / kebab-case) it wrongly takes for a token.
 Last, for the cue-less password rule, the share of seeded human-style passwords (a word or two,
 sometimes in leet, a symbol, a number) it catches, per symbol.
+
+The hostile cases (issue 13) repeat what each rule starts on (a cue, a prefix, a header) or
+what it scans (a run of its own characters) to 64 KB; ``x 16->64 KB`` is the time at 64 KB over
+the time at 16 KB: about 4 for a linear rule, 16 for a quadratic one (two did so before issue
+13: the private-key body scanned to the end of the text from every BEGIN line, and each match
+was compared with every earlier one).
 """
 
 from __future__ import annotations
@@ -32,6 +38,30 @@ if __package__ in (None, ""):
 from nanomem.text.entropy import looks_random  # noqa: E402
 from nanomem.text.redact import redact  # noqa: E402
 from tests.secret_kinds import FAKES  # noqa: E402
+
+
+def hostile(size: int) -> dict[str, str]:
+    """Long adversarial strings, ``size`` characters or a few more, one per rule family."""
+    def fill(unit: str) -> str:
+        return unit * (size // len(unit) + 1)
+
+    return {
+        "BEGIN PRIVATE KEY lines, no END": fill("-----BEGIN PRIVATE KEY-----!"),
+        "'pw:' x N": fill("pw:"),
+        "'密码：' x N": fill("密码："),
+        "'AccountKey=' x N": fill("AccountKey="),
+        "'PGPASSWORD=' x N": fill("PGPASSWORD="),
+        "'pw Abc12d ' x N (cue, token)": fill("pw Abc12d "),
+        "'oops Marmalade1952 ' x N": fill("oops Marmalade1952 "),
+        "'wrong window ' x N": fill("wrong window "),
+        "'4111 ' x N": fill("4111 "),
+        "digits x N": fill("4"),
+        "'Authorization: Bearer ' x N": fill("Authorization: Bearer "),
+        "'glpat-1a…' + '.a' x N": "glpat-1" + "a" * 24 + fill(".a"),
+        "'eyJaaaaa.' x N": fill("eyJaaaaa."),
+        "'a://b:' x N": fill("a://b:"),
+        "'12345678:AA' x N": fill("12345678:AA"),
+    }
 
 
 def cases() -> dict[str, str]:
@@ -80,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         per_kb = seconds / size * 1000
         print(f"{name:34} {size:7,} {seconds * 1e3:9.2f} {per_kb * 1e3:7.3f} "
               f"{seconds / size / base:11.1f}")
+    small = hostile(16_000)
+    print(f"\n{'hostile case':34} {'chars':>7} {'ms/call':>9} {'x prose/KB':>11} {'x 16->64 KB':>12}")
+    for name, text in hostile(64_000).items():
+        seconds = median_seconds(text, repeat)
+        growth = seconds / median_seconds(small[name], repeat)
+        print(f"{name:34} {len(text):7,} {seconds * 1e3:9.2f} {seconds / len(text) / base:11.1f} "
+              f"{growth:12.1f}")
     detection(2_000 if args.quick else 20_000)
     return 0
 

@@ -1,7 +1,9 @@
 """End to end: a password typed into the chat by mistake, with an everyday cue ("Log in: …",
 "pw: …") or none at all, never reaches history, the archive, the search index, the memory files
 or git, and the sentence that carried it is no fact (stop 20; the blind rounds 5-7 each planted
-one).
+one). Issue 13 added the shapes without a symbol inside ("Quenby1974", "Summer2031!",
+"Kestrel#2024") and the Chinese slip ("密码是… — 发错窗口了，忽略"), whose ledger state is
+``skipped: secret-placeholder`` as the English one's is.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ import pytest
 from tests.e2e_support import all_git_objects, cli, git, git_dir_of, init_ws
 from tests.secret_kinds import TYPED_PASSWORDS
 
-SLIPS = [f for f in TYPED_PASSWORDS if f.name in ("typed-log-in", "typed-pw", "typed-no-cue",
-                                                   "typed-no-cue-first", "typed-zh-gap")]
+SLIPS = [f for f in TYPED_PASSWORDS if f.name in (
+    "typed-log-in", "typed-pw", "typed-no-cue", "typed-no-cue-first", "typed-zh-gap",
+    # issue 13: no symbol, a symbol only at the end, a number sign, the cue after it, Chinese
+    "typed-pw-no-separator", "typed-cue-after", "typed-symbol-at-end", "typed-cued-symbol-at-end",
+    "typed-number-sign", "typed-zh-slip", "typed-zh-near")]
 
 
 def _session(ws: Path) -> Path:
@@ -42,7 +47,9 @@ def test_typed_password_never_reaches_history_archive_index_memory_or_git(tmp_pa
     session = _session(ws)
     printed = []
     slip = SLIPS[0].text  # "Log in: Brackw00d!7 — ignore, wrong window."
-    for args in (("append", f"- {slip}"), ("consolidate", str(session), "--json"), ("dream", "--json"),
+    zh_slip = next(f.text for f in SLIPS if f.name == "typed-zh-slip")  # "… — 发错窗口了，忽略"
+    for args in (("append", f"- {slip}"), ("append", f"- {zh_slip}"),
+                 ("consolidate", str(session), "--json"), ("dream", "--json"),
                  ("search", "log in", "--json"), ("search", "password"), ("status",)):
         run = cli("-w", str(ws), *args)
         assert run.rc == 0, (args, run.err)
@@ -64,7 +71,8 @@ def test_typed_password_never_reaches_history_archive_index_memory_or_git(tmp_pa
     assert "[REDACTED:" not in memory and "wrong window" not in memory
     audit = [json.loads(line) for line in
              (ws / "memory" / "dream-audit.jsonl").read_text("utf-8").splitlines()]
-    skipped = [fact for entry in audit if entry.get("kind") == "ledger"
-               for fact in entry["facts"] if "wrong window" in fact["fact"]]
-    assert skipped and all(fact["state"] == "skipped" and fact["reason"] == "secret-placeholder"
-                           for fact in skipped), skipped
+    for slip in ("wrong window", "发错窗口"):
+        skipped = [fact for entry in audit if entry.get("kind") == "ledger"
+                   for fact in entry["facts"] if slip in fact["fact"]]
+        assert skipped and all(fact["state"] == "skipped" and fact["reason"] == "secret-placeholder"
+                               for fact in skipped), skipped

@@ -26,7 +26,9 @@ WORDS = ("the", "budget", "of", "project", "Atlas", "is", "4,500", "EUR", "Lyon"
          ": ", "'", '"', "sk-", "hf_", "SG.", "eyJ", "xoxb-", "AIza", "ghp_", "GOCSPX-",
          "-----BEGIN", "PRIVATE KEY-----", "https://hooks.slack.com/services/", "_live_",
          "Log in:", "log-in", "sign in", "Signin =", "pw:", "PWD", "PIN is", "pass =", "login code:",
-         "登录：", "密码发出来了：", "Kite9!sky", "Ferr@n2291x", "Issue#42", "x!Y")
+         "登录：", "密码发出来了：", "Kite9!sky", "Ferr@n2291x", "Issue#42", "x!Y", "oops", "wrong window",
+         "by accident", "Marmalade1952", "Summer2024!", "Kestrel#2024", "打错", "4111 1111 1111 1111",
+         "378282246310005", "glpat-", "whsec_", "ya29.", "npm_", "DB_PASS=", "TOKEN=")
 SEPARATORS = (" ", " ", " ", "\n", "\n\n", "\t", "", "=", ": ", ", ", "; ", "/", "-", "_")
 FOLDS = {"s": "\u017f", "k": "\u212a", "i": "\u0131", "I": "\u0130"}
 
@@ -128,6 +130,22 @@ def test_rules_every_match_holds_a_needle_or_a_long_run() -> None:
                 else:
                     assert rule.min_run and max(map(len, got.split())) >= rule.min_run
     assert checked > 1500
+
+
+def test_rules_every_near_cue_holds_a_near_needle() -> None:
+    """The prefilter of the near rule: a text without its needles has no cue for it."""
+    near = [rule for rule in RULES if rule.near is not None]
+    assert near
+    texts = [planted_text(seed) for seed in range(300)] + corpus()
+    checked = 0
+    for rule in near:
+        assert rule.near is not None and rule.near_needles
+        assert all(n == fold_case(n) for n in rule.near_needles)
+        for text in texts:
+            for match in rule.near.finditer(text):
+                checked += 1
+                assert any(n in fold_case(match.group(0)) for n in rule.near_needles), match.group(0)
+    assert checked > 100
 
 
 def test_rules_needles_of_a_case_insensitive_rule_are_lower_case() -> None:

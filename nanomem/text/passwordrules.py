@@ -140,6 +140,10 @@ NEAR_CUE = (
     r"|don'?t\s+(?:keep|store|save|remember|record)\s+(?:that|this|it))\b"
     r"|密码|口令|打错|发错|输错|手滑|误发|别记|不要记|当没看见"
 )
+# What every match of NEAR_CUE holds, in the text folded as (?i) folds it.
+NEAR_NEEDLES = ("pass", "pw", "pin", "wrong", "accident", "mistake", "oops", "ignore", "forget",
+                "disregard", "don", "密码", "口令", "打错", "发错", "输错", "手滑", "误发", "别记", "不要记",
+                "当没看见")
 # The token: 6 to 64 letters, digits and password symbols, starting with a letter, not glued to
 # an identifier, path, address, file name or call (no '_ - @ . / : \' around it, no '.x' or '('
 # after it).

@@ -109,19 +109,29 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
     >>> [m.kind for m in find_secrets("AKIAIOSFODNN7EXAMPLE and KX-7731")]
     ['aws-key']
     """
-    found: list[SecretMatch] = []
+    found: list[SecretMatch] = []  # kept in text order, without overlaps
+    starts: list[int] = []
     may = _Prefilter(text).may_match if prefilter else (lambda needles, folded, run: True)
 
     def add(kind: str, start: int, end: int) -> None:
-        if start < end and not any(start < other.end and other.start < end for other in found):
-            found.append(SecretMatch(kind, start, end))
+        # only the neighbours can overlap: O(log n) per match, not O(n) (many matches in one
+        # text made this quadratic)
+        i = bisect.bisect_left(starts, start)
+        if start >= end or (i > 0 and found[i - 1].end > start) or (i < len(found) and found[i].start < end):
+            return
+        starts.insert(i, start)
+        found.insert(i, SecretMatch(kind, start, end))
 
     for rule in secretpatterns.RULES:  # compiled on first use
         if not may(rule.needles, rule.folded, rule.min_run):
             continue
-        cues = _Cues(text, rule.near, rule.near_chars) if rule.near is not None else None
-        if cues is not None and not cues.spans:
-            continue
+        cues = None
+        if rule.near is not None:
+            if not may(rule.near_needles, True, 0):
+                continue
+            cues = _Cues(text, rule.near, rule.near_chars)
+            if not cues.spans:
+                continue
         for match in rule.pattern.finditer(text):
             start, end = match.span(rule.group)
             if cues is not None and not cues.near(start, end):
@@ -137,7 +147,6 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
     if may((), False, MIN_LENGTH):
         for start, end in random_token_spans(text):
             add("random-token", start, end)
-    found.sort(key=lambda m: m.start)
     return found
 
 

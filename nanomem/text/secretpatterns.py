@@ -28,7 +28,8 @@ class Rule:
     """One secret format: matches of ``pattern`` (its ``group``) are redacted as ``kind``;
     with ``must_look_random`` only when the match also reaches the entropy threshold, with
     ``check`` only when ``check(value)`` holds for the replaced part, with ``near`` only when a
-    match of ``near`` lies on the same line at most ``near_chars`` characters away.
+    match of ``near`` lies on the same line at most ``near_chars`` characters away (every match
+    of ``near`` holds one of ``near_needles``, compared with the folded text).
 
     The prefilter that lets :func:`nanomem.text.redact.find_secrets` skip a rule: every match
     contains one of ``needles`` (compared with the text folded as ``(?i)`` folds it when
@@ -46,6 +47,7 @@ class Rule:
     check: Callable[[str], bool] | None = None
     near: re.Pattern[str] | None = None
     near_chars: int = 0
+    near_needles: tuple[str, ...] = ()
 
 
 # The four non-ASCII letters that ``(?i)`` matches to an ASCII letter (Python's sre case
@@ -140,11 +142,11 @@ def __getattr__(name: str) -> tuple[Rule, ...]:
 
 def _build_rules() -> tuple[Rule, ...]:
     rows: tuple[tuple[str, re.Pattern[str], int], ...] = (
-        (
+        (  # the body stops at the next BEGIN line: linear with many BEGINs and no END
             "private-key",
             re.compile(
                 r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-                r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                r"(?:(?:(?!-----BEGIN )[\s\S])*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
                 r"|[A-Za-z0-9+/=\s:\-,\\]*)"
             ),
             0,
@@ -264,7 +266,7 @@ def _build_rules() -> tuple[Rule, ...]:
         Rule("password", re.compile(pw.TYPED_PASSWORD), 2, needles=tuple(pw.PW_SYMBOLS),
              check=pw.typed_password),
         Rule("password", re.compile(pw.NEAR_TOKEN), 1, min_run=6, check=pw.near_password,
-             near=re.compile(pw.NEAR_CUE), near_chars=pw.NEAR_CHARS),
+             near=re.compile(pw.NEAR_CUE), near_chars=pw.NEAR_CHARS, near_needles=pw.NEAR_NEEDLES),
         # a payment card number: 13 to 19 digits (in the groups cards print), a known issuer's
         # prefix and a valid Luhn check digit
         Rule("card-number", re.compile(CARD_NUMBER), min_run=4, check=card_number),
