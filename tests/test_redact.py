@@ -243,7 +243,8 @@ def test_redact_replaces_a_word_and_digits_password_after_or_near_a_cue(text: st
     ["Marmalade1952 is the jam we like", "Summer2024! was hot", "Kestrel#2024 is the ship's name",
      "Room#12B, my locker code is 4471", "oops, wrong window: flight BA2490", "oops, iOS17 again",
      "I changed my password.\nMarmalade1952 is the jam", "oops, that was b64encode(x2)",
-     "wrong window" + " " * 61 + "Marmalade1952", "the password is wrong!", "my pw is ok!"],
+     "wrong window" + " " * 61 + "Marmalade1952", "the password is wrong!", "my pw is ok!",
+     "return BasicAuth(username=username) with the password", "'pwd$', 're$read', 'res$et'"],
 )
 def test_redact_leaves_a_word_with_digits_alone_without_a_cue_near_it(text: str) -> None:
     assert redact(text).text == text

@@ -163,11 +163,13 @@ _NOT_NEAR = re.compile(r"[A-Za-z]+[#*]\d{1,3}[A-Za-z]?|[A-Za-z]+[!?]\d+(?:st|nd|
 
 
 def near_password(value: str) -> bool:
-    """A word-and-digits password near a cue: a lower-case letter, and three letters then two
-    digits, or a symbol between two letters or digits ("Marmalade1952", "Summer2024!",
+    """A word-and-digits password near a cue: a lower-case letter, a digit, and three letters
+    then two digits or a symbol between two letters or digits ("Marmalade1952", "Summer2024!",
     "Kestrel#2024", "wren5#Kilt22"); "iOS17" and "b64encode" (no three letters before the
     digits), "Win8", "BA2490" (no lower case), "Issue#42" and "Standup@10am" are none."""
     core = value.rstrip(PW_SYMBOLS)
-    if not any(c.islower() for c in core) or _NOT_NEAR.fullmatch(core):
+    if not (any(c.islower() for c in core) and any(c.isdigit() for c in core)):
+        return False  # "username=username", "re$read" near "password" in code are no password
+    if _NOT_NEAR.fullmatch(core):
         return False
     return bool(_LETTERS_THEN_DIGITS.search(core) or _SYMBOL_INSIDE.search(core))
