@@ -117,6 +117,10 @@ TYPED_PASSWORDS: tuple[Fake, ...] = (
     Fake("typed-number-sign", "password", "Kestrel#2024 — sorry, ignore that", "Kestrel#2024"),
     Fake("typed-zh-slip", "password", "密码是Wen@0412kz — 发错窗口了，忽略", "Wen@0412kz"),
     Fake("typed-zh-near", "password", "手滑打错窗口了 Qiaomu2019 别记", "Qiaomu2019"),
+    # quality round 10 (blind): a whole message of one token, and a PIN said out loud
+    Fake("typed-alone", "password", "Sowa#4481", "Sowa#4481"),
+    Fake("typed-card-pin", "password",
+         "6093 enter um hang on that was me saying my card pin out loud at the pump ignore that", "6093"),
 )
 
 # The formats the audit of issue 13 added: more providers, headers, connection strings, .env
@@ -221,4 +225,6 @@ FALSE_POSITIVES: tuple[str, ...] = (
     "Order 4111 1111 1111 1112 shipped; call 0612345678 or +44 7911 123456.",
     "ISBN 978-0-306-40615-7, IBAN DE89 3704 0044 0532 0130 00, seed 4220315081820346526.",
     "TEST_PASS=true and CACHE_BYPASS=1 and OLDPWD=/home/ana are settings.",
+    "Issue#42\nRoom#12B\nStandup@10am\niPhone15Pro\nMarmalade1952",
+    "Drop the pin on the map at 4471 Main St; my locker code is 4471; a safety pin, size 2024.",
 )

@@ -20,7 +20,7 @@ SLIPS = [f for f in TYPED_PASSWORDS if f.name in (
     "typed-log-in", "typed-pw", "typed-no-cue", "typed-no-cue-first", "typed-zh-gap",
     # issue 13: no symbol, a symbol only at the end, a number sign, the cue after it, Chinese
     "typed-pw-no-separator", "typed-cue-after", "typed-symbol-at-end", "typed-cued-symbol-at-end",
-    "typed-number-sign", "typed-zh-slip", "typed-zh-near")]
+    "typed-number-sign", "typed-zh-slip", "typed-zh-near", "typed-alone")]
 
 
 def _session(ws: Path) -> Path:

@@ -250,6 +250,31 @@ def test_redact_leaves_a_word_with_digits_alone_without_a_cue_near_it(text: str)
     assert redact(text).text == text
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Sowa#4481", "[REDACTED:password]"),
+        ("hello\n- Sowa#4481!\nbye", "hello\n- [REDACTED:password]\nbye"),
+        ('"Kite9!sky"', '"[REDACTED:password]"'),
+        ("6093 enter, hang on, that was my card pin", "[REDACTED:password] enter, hang on, that was my card pin"),
+        ("PIN 4471", "PIN [REDACTED:password]"),
+        ("the bank pin was 004471 oops", "the bank pin was [REDACTED:password] oops"),
+    ],
+)
+def test_redact_replaces_a_password_alone_on_its_line_and_a_pin_near_a_pin_word(
+        text: str, expected: str) -> None:
+    assert redact(text).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Issue#42", "Room#12B", "Standup@10am", "iPhone15Pro", "Summer2024!", "card pin 12:30",
+     "PIN 1234567", "the pin on the map at 4471 Main St", "my card PIN cost £4471.50"],
+)
+def test_redact_leaves_a_lone_token_or_number_that_is_no_password_alone(text: str) -> None:
+    assert redact(text).text == text
+
+
 def test_redact_takes_a_near_password_within_sixty_characters_of_the_cue_on_either_side() -> None:
     gap = "x " * 29  # 58 characters
     assert redact(f"wrong window, {gap}Marmalade1952").total == 1

@@ -5,7 +5,10 @@
 - after a credential word: "my password is …", "Log in: …", "pw: …", 密码是 … (:data:`PROSE_SPECS`);
 - with no word at all, shaped like a typed password: "Heron!Gate42 oops" (:data:`TYPED_PASSWORD`);
 - near a credential word or a slip ("wrong window", "by accident", 打错): a word with digits,
-  "Marmalade1952", "Summer2024!", "Kestrel#2024" (:data:`NEAR_CUE`, :data:`NEAR_TOKEN`).
+  "Marmalade1952", "Summer2024!", "Kestrel#2024" (:data:`NEAR_CUE`, :data:`NEAR_TOKEN`);
+- alone on its line, a whole message of one password-shaped token: "Sowa#4481"
+  (:data:`ALONE_PASSWORD`);
+- a PIN of four to six digits near a word for a card's PIN: "6093 … my card pin" (:data:`PIN_CUE`).
 
 Every pattern runs in linear time on any input (no nested unbounded repetition, no possessive
 quantifiers or atomic groups: Python 3.10 has none); ``benchmarks/redact.py`` feeds each one
@@ -160,6 +163,31 @@ _SYMBOL_INSIDE = re.compile(r"[A-Za-z0-9][" + re.escape(PW_SYMBOLS) + r"]+[A-Za-
 # ("Great!2nd") or a time after an at sign ("Standup@10am") is no password, near a cue or not.
 _NOT_NEAR = re.compile(r"[A-Za-z]+[#*]\d{1,3}[A-Za-z]?|[A-Za-z]+[!?]\d+(?:st|nd|rd|th)"
                        r"|[A-Za-z][A-Za-z\-]*@\d{1,2}(?::\d\d)?(?:am|pm)?", re.I)
+
+
+# A password alone on its line (a whole message of one token, pasted into the wrong window:
+# "Sowa#4481"), a bullet or quotes around it allowed: mixed case, a digit and a symbol between
+# two letters or digits, as the cue-less rule asks, but a number sign before four digits or more
+# counts here ("Issue#42", "Room#12B" and "Standup@10am" alone still do not).
+ALONE_PASSWORD = (r"(?m)^[ \t]*(?:[-*+][ \t]+)?[\"'“‘]?([A-Za-z0-9" + re.escape(PW_SYMBOLS)
+                  + r"]{6,64})[\"'”’.!?]?[ \t]*\r?$")
+_ALONE_SHAPE = re.compile(r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[A-Za-z0-9]["
+                          + re.escape(PW_SYMBOLS) + r"]+[A-Za-z0-9]).{6,64}")
+
+
+def alone_password(value: str) -> bool:
+    """A token alone on its line that is shaped like a password ("Sowa#4481", not "Issue#42")."""
+    return bool(_ALONE_SHAPE.fullmatch(value)) and not _NOT_NEAR.fullmatch(value)
+
+
+# A PIN near a word for a card's PIN ("6093 enter, hang on, that was me saying my card pin out
+# loud"): PIN in capitals, pin after card / bank / ATM / debit / credit / SIM / phone, or pin
+# code / number; "the pin on the map" or "a safety pin" is no cue. The PIN is four to six digits
+# on their own (no part of a date, time, amount, phone number or identifier); near such a word a
+# year ("my card PIN since 2024") is redacted too: the accepted cost.
+PIN_CUE = (r"\b(?:(?-i:PIN)|(?i:(?:card|bank|atm|debit|credit|sim|phone)\s+pin"
+           r"|pin\s+(?:code|number)))\b")
+PIN_TOKEN = r"(?<![\w.,:/\-#£$€+])(\d{4,6})(?![\w,:/\-%]|\.\d)"
 
 
 def near_password(value: str) -> bool:

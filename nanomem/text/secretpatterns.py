@@ -85,11 +85,12 @@ _ENV_NAME = (
 # switch (TEST_PASS=true), not a credential; an all-digit environment password is the accepted
 # miss.
 _SWITCHES = ("true", "false", "yes", "no", "on", "off", "none", "null")  # not (?i:): see Rule
-_NOT_A_COUNT = (r"(?![0-9]+(?![^\s,;]))"
+_NOT_A_COUNT = (r"(?![0-9]+(?![^\s,;`]))"
                 r"(?!(?:" + "|".join(f"{w}|{w.title()}|{w.upper()}" for w in _SWITCHES)
-                + r")(?![^\s,;]))")
-# The value of an assignment: quoted, or a run without spaces; never an earlier redaction.
-_VALUE = r"(?![\"']?\[REDACTED:)(\"[^\"\n]+\"|'[^'\n]+'|[^\s,;\"'<>]{4,})"
+                + r")(?![^\s,;`]))")
+# The value of an assignment: quoted, or a run without spaces; never an earlier redaction, nor
+# the backtick that closes inline code in markdown ("`PGPASSWORD=`-style").
+_VALUE = r"(?![\"']?\[REDACTED:|`(?:[^A-Za-z0-9]|$))(\"[^\"\n]+\"|'[^'\n]+'|[^\s,;\"'<>]{4,})"
 
 # What every match of the row of the same index contains (see Rule); lower case for the rows
 # whose pattern is case-insensitive, in part or whole.
@@ -267,6 +268,9 @@ def _build_rules() -> tuple[Rule, ...]:
              check=pw.typed_password),
         Rule("password", re.compile(pw.NEAR_TOKEN), 1, min_run=6, check=pw.near_password,
              near=re.compile(pw.NEAR_CUE), near_chars=pw.NEAR_CHARS, near_needles=pw.NEAR_NEEDLES),
+        Rule("password", re.compile(pw.ALONE_PASSWORD), 1, min_run=6, check=pw.alone_password),
+        Rule("password", re.compile(pw.PIN_TOKEN), 1, min_run=4, near=re.compile(pw.PIN_CUE),
+             near_chars=pw.NEAR_CHARS, near_needles=("pin",)),
         # a payment card number: 13 to 19 digits (in the groups cards print), a known issuer's
         # prefix and a valid Luhn check digit
         Rule("card-number", re.compile(CARD_NUMBER), min_run=4, check=card_number),
