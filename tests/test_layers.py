@@ -286,3 +286,10 @@ def test_layers_only_the_cli_and_the_demo_print() -> None:
                     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                     and node.func.id == "print"})
     assert found == ["nanomem.cli", "nanomem.demo"]
+
+
+def test_layers_every_module_is_named_in_the_architecture_doc() -> None:
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    unnamed = [path.relative_to(PACKAGE).as_posix() for path in sorted(PACKAGE.rglob("*.py"))
+               if path.name != "__init__.py" and f"`{path.relative_to(PACKAGE).as_posix()}`" not in doc]
+    assert unnamed == []
