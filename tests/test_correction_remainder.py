@@ -114,8 +114,56 @@ def test_model_edit_that_drops_the_other_facts_of_a_line_is_refused(
     if refused:
         assert setup.read("USER.md") == USER + ANA + "\n"
         (refusal,) = result.refused
-        assert refusal.reason.startswith("edit_file: details: this edit of USER.md drops 'rex' from line ")
+        assert refusal.reason.startswith("edit_file: details: this edit of USER.md drops 'rex', 'nurse', 'work', 'kid', 'two' from line ")
         assert [e.state for e in result.ledger] == ["refused"]
     else:
         assert result.refused == () and setup.read("USER.md") == USER + new + "\n"
         assert [e.state for e in result.ledger] == ["corrected"]
+
+
+SAM = "- Sam works as a nurse at St Mary's and lives in Leeds"
+SAM_PLAIN = "- Sam works as a nurse at the children's hospital and lives in Leeds"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "dropped"),
+    [
+        (SAM_PLAIN, "- Sam lives in York", "'children's', 'hospital', 'nurse', 'work'"),  # plain words: the old gate let it pass
+        (SAM, "- Sam lives in York", "'mary's', 'st', 'nurse'"),  # the old gate named Leeds
+        (SAM, "- Sam works as a nurse at St Mary's and lives in York", None),  # the value swapped
+        (SAM, "- Sam is a nurse at St Mary's, lives in York now", None),  # condensed
+        (SAM_PLAIN, "- Sam moved to York (nurse at the children's hospital)", None),  # rewritten
+    ],
+)
+def test_model_edit_that_drops_a_clause_of_plain_words_is_refused(
+    setup: Setup, old: str, new: str, dropped: str | None,
+) -> None:
+    setup.write("USER.md", USER + old + "\n")
+    setup.store.commit_manual_if_dirty()
+    setup.history.append("- [correction] Sam lives in York now, not Leeds.")
+    fake = FakeLLM()
+    edit = ("edit_file", {"path": "USER.md", "old_text": old + "\n", "new_text": new + "\n"})
+    fake.enqueue_tool_calls([edit, finish()])
+    fake.enqueue_tool_calls([finish()])  # a finish beside a refused call waits one round
+    with provider_over("mock", fake) as engine:
+        result = setup.dream(engine)
+
+    if dropped is not None:
+        assert setup.read("USER.md") == USER + old + "\n"
+        (refusal,) = result.refused
+        assert refusal.reason.startswith(f"edit_file: details: this edit of USER.md drops {dropped}")
+    else:
+        assert result.refused == () and setup.read("USER.md") == USER + new + "\n"
+
+
+def test_merging_two_lines_into_one_keeps_every_clause_and_passes(setup: Setup) -> None:
+    old = "- Sam works as a nurse at St Mary's and lives in Leeds\n- Sam has a cat called Tom\n"
+    new = "- Sam lives in York, works as a nurse at St Mary's and has a cat called Tom\n"
+    setup.write("USER.md", USER + old)
+    setup.store.commit_manual_if_dirty()
+    setup.history.append("- [correction] Sam lives in York now, not Leeds.")
+    fake = FakeLLM()
+    fake.enqueue_tool_calls([("edit_file", {"path": "USER.md", "old_text": old, "new_text": new}), finish()])
+    with provider_over("mock", fake) as engine:
+        result = setup.dream(engine)
+    assert result.refused == () and setup.read("USER.md") == USER + new

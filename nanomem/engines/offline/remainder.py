@@ -15,8 +15,8 @@ the line is written anew so that its other details survive (in Chinese: its numb
    lacks but words of change ("moved", "now", "rebooked" …): "The standup is at 09:15 in room
    B4, led by Kim" + "The standup moved to 09:45" = "The standup is at 09:45 in room B4, led by
    Kim".
-3. **The other clauses are kept**: else the line is cut into clauses (at ``,`` but not inside a
-   number, ``;``, ``and``/``but``, the end of a sentence, a bracket, ``，`` ``；`` ``。``); the
+3. **The other clauses are kept**: else the line is cut into clauses (:mod:`nanomem.text.clauses`:
+   at ``,`` but not inside a number, ``;``, ``and``/``but``, the end of a sentence, a bracket); the
    clause that holds the old value (the one sharing most words with the correction) goes, every
    other clause that holds a detail the corrected text lacks is kept after it in brackets: "From June we shut at 21:30 on weekdays (23:00 on Saturdays)".
    Not when the correction puts a new thing in place of the old one ("We're in a new flat on
@@ -44,6 +44,7 @@ import unicodedata
 
 from nanomem.engines.offline.overlap import distinctive, tokens
 from nanomem.engines.offline.slots import value_spans, values_of
+from nanomem.text.clauses import GLUE, names_new_thing, split_clauses
 from nanomem.vocab import HAN_CHAR
 
 # Words that only say that something changed: a correction may hold them beside the new value
@@ -53,14 +54,7 @@ CHANGE_WORDS = frozenset(
     "postponed brought updated update new newly instead anymore longer rebooked reissued renewed "
     "swapped replaced put got went rose fell jumped dropped increased reduced extended "
     "correction sorry oops wrong mistake turns turned out".split())
-_CLAUSE = re.compile(
-    r"(\s*(?:[;，；。！？()（）]|(?<!\b[A-Z][a-z])(?<!\b[A-Z])[.!?](?=\s)|,(?!\d))\s*(?:(?:and|but)\s+)?"
-    r"|\s+(?:and|but)\s+)", re.IGNORECASE)
-_GLUE = re.compile(r"^\s*(?:,|\s(?:and|but)\s)\s*$|^\s*[，]\s*$", re.IGNORECASE)  # kept between neighbours
 _TITLE = re.compile(r"《[^》]+》")
-# A correction that puts a new thing in place of the old one ("we're in a new flat", "we replaced
-# Ada with Bo"): the old line's other clauses spoke of the old thing and go with it.
-_NEW_ENTITY = re.compile(r"\b(?:new|replac\w*|swapp?\w*)\b|新的|换成|换了", re.IGNORECASE)
 _BRACKETS = re.compile(r"[()（）]")
 _END = re.compile(r"[.!?。！？]+$")
 _KINDS = ("identifier", "date", "time", "weekday", "size", "drug", "number", "name")
@@ -80,30 +74,10 @@ def plan_corrected_line(corrected: str, old: str, *, named: str | None = None) -
     swapped = _swap(corrected, old, stale)
     if swapped is not None:
         return swapped
-    if _NEW_ENTITY.search(corrected):
+    if names_new_thing(corrected):
         return corrected  # a new flat, a new partner: the other clauses described the old one
     kept = [i for i, c in enumerate(clauses) if i != replaced and _details(c) & lost]
     return _with(corrected, _joined(clauses, separators, kept)) if kept else corrected
-
-
-def dropped_details(old: str, new: str) -> list[str]:
-    """The values (numbers, identifiers, names, 《titles》) of the line ``old`` that ``new`` (the
-    text that replaces it) lacks although they stand outside the clause of the old value: what
-    :func:`plan_corrected_line` would have kept. Empty when ``new`` puts a new thing in place of
-    the old one (see the module doc). The gate ``details`` refuses a model's edit that drops them.
-
-    >>> dropped_details("My sister Ana lives in Porto, has two kids and a dog called Rex", "Ana moved to Lisbon.")
-    ['rex']
-    >>> dropped_details("We close at 22:00 on weekdays", "From June we shut at 21:30 on weekdays.")
-    []
-    """
-    old = old.strip()
-    if _NEW_ENTITY.search(new):
-        return []
-    lost, stale, clauses, _, replaced = _analyse(new, old, None)
-    others = [c for i, c in enumerate(clauses) if i != replaced]
-    found = {t for c in others for t in _details(c) & lost if _is_value(t, old)} - _tokens_of(stale)
-    return sorted(found)
 
 
 def _analyse(corrected: str, old: str, named: str | None
@@ -115,8 +89,7 @@ def _analyse(corrected: str, old: str, named: str | None
     stale = _stale_values(corrected, old)
     if named and named.casefold() in old.casefold():
         stale.append(("named", named.casefold(), named))
-    parts = _CLAUSE.split(old)
-    clauses, separators = parts[0::2], parts[1::2]
+    clauses, separators = split_clauses(old)
     replaced = _replaced_clause(clauses, corrected, stale)
     if replaced is not None:  # of several old values of a type, the one in the replaced clause
         inside = [v for v in stale if v[2].casefold() in clauses[replaced].casefold()]
@@ -202,7 +175,7 @@ def _joined(clauses: list[str], separators: list[str], kept: list[int]) -> str:
     clauses = [_BRACKETS.sub("", c) for c in clauses]  # a line kept clauses before: flattened
     out = clauses[kept[0]].strip()
     for before, i in zip(kept, kept[1:]):
-        near = i == before + 1 and _GLUE.match(separators[i - 1])
+        near = i == before + 1 and GLUE.match(separators[i - 1])
         glue = separators[i - 1] if near else ("；" if HAN_CHAR.search(out) else "; ")
         out += glue + clauses[i].strip()
     return _END.sub("", out)
