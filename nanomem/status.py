@@ -70,12 +70,15 @@ class JobState:
     error: str | None = None
 
 
+MOVED_SHOWN = 10  # the newest moved lines `nanomem status` shows; `/memory moved` lists all
+
+
 @dataclass(frozen=True)
 class MemoryHealth:
     """Whether memory stays useful: files over 90 % of their cap (``near_cap``), the facts that
     Dream skipped for a full file (and the time of the first, from the audit's ledger lines),
     the lines moved out to ``memory/MOVED.md`` (``moved_out`` of them since ``moved_since``, the
-    newest few as ``- text (from FILE, DAY)``), and the newest recall self-test
+    newest :data:`MOVED_SHOWN` as ``text (from FILE, DAY)``), and the newest recall self-test
     (``recall_found`` of ``recall_checked`` facts came back from search; None before the first)."""
 
     near_cap: tuple[str, ...] = ()
@@ -95,7 +98,7 @@ def read_health(workspace: Workspace, files: Mapping[str, FileStatus]) -> Memory
     found = audit.plan_memory_health(audit.read_audit_tail(workspace.audit))
     recall = found["recall_health"] or {}
     near = tuple(rel for rel, size in files.items() if size.cap and size.chars > NEAR_FULL * size.cap)
-    moved = plan_summary(read_moved_text(workspace))
+    moved = plan_summary(read_moved_text(workspace), newest=MOVED_SHOWN)
     return MemoryHealth(
         near_cap=near,
         skipped_for_cap=found["skipped_for_cap"]["count"],

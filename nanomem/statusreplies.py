@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from nanomem.movedlist import MAX_LINES as MOVED_LIST_MAX
 from nanomem.replies import render_time, short
 from nanomem.text.sanitize import sanitize_line
 from nanomem.vocab import MOVED_MD
+
+CHAT_MOVED_SHOWN = 3  # the newest moved lines the `/memory` reply names; `/memory moved` lists all
 
 if TYPE_CHECKING:
     from nanomem.doctor import DoctorReport
@@ -36,7 +39,7 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
     if health.moved_out:
         lines.append(f"- `{MOVED_MD}`: {health.moved_out} line(s) moved out of full files since "
                      f"{health.moved_since}; search still finds them; `/memory moved` lists all. Newest:")
-        lines += [f"  - {sanitize_line(text)}" for text in health.moved_newest]
+        lines += [f"  - {sanitize_line(text)}" for text in health.moved_newest[:CHAT_MOVED_SHOWN]]
     if health.skipped_for_cap and not health.near_cap:
         lines.append(f"- {health.skipped_for_cap} fact(s) skipped for a full file since "
                      f"{render_time(health.skipped_since)}; search finds them in the history")
@@ -130,8 +133,7 @@ def render_status_text(status: MemoryStatus) -> str:
     health = status.health
     lines += [f"warning       {rel} is over 90% of its cap" for rel in health.near_cap]
     if health.moved_out:
-        lines.append(f"moved out     {health.moved_out} line(s) to {MOVED_MD} since {health.moved_since}")
-        lines += [f"              {sanitize_line(text)}" for text in health.moved_newest]
+        lines += _moved_text(health)
     if health.skipped_for_cap:
         lines.append(f"skipped       {health.skipped_for_cap} fact(s) for a full file since "
                      f"{render_time(health.skipped_since)} (search finds them in the history)")
@@ -149,6 +151,21 @@ def render_status_text(status: MemoryStatus) -> str:
     for line in render_provider_notes(status.provider_notes or {}):
         lines.append(f"provider note {line}")
     return "\n".join(lines)
+
+
+def _moved_text(health: Any) -> list[str]:
+    """The ``moved out`` lines of ``nanomem status``: the total, the newest lines, and where
+    to see the others when some are not shown."""
+    shown = health.moved_newest
+    lines = [f"moved out     {health.moved_out} line(s) to {MOVED_MD} since {health.moved_since}; "
+             f"newest {len(shown)}:"]
+    lines += [f"              {sanitize_line(text)}" for text in shown]
+    rest = health.moved_out - len(shown)
+    if rest > 0:
+        listed = (f"all {health.moved_out}" if health.moved_out <= MOVED_LIST_MAX else
+                  f"the newest {MOVED_LIST_MAX}; {MOVED_MD} holds all {health.moved_out}")
+        lines.append(f"              … and {rest} older: nanomem command \"/memory moved\" lists {listed}")
+    return lines
 
 
 def render_doctor(report: DoctorReport) -> str:

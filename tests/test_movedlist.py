@@ -3,12 +3,14 @@ count of the rest and where they are (issue 13; nanomem.movedlist)."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from nanomem.cli import main
 from nanomem.commands import Command, parse_command
 from nanomem.memory import Memory
 from nanomem.movedlist import MAX_CHARS, render_moved_list
@@ -74,3 +76,37 @@ def test_memory_moved_says_so_when_nothing_was_moved(memory: Memory) -> None:
 
     assert reply == ("**No moved lines**: Dream has moved nothing out of a full memory file "
                      "(`memory/MOVED.md` is empty).")
+
+
+def _status_text(workspace: Path) -> str:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["-w", str(workspace), "status"], stdout=out, stderr=err) == 0, err.getvalue()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("count", "rest"), [(14, "… and 4 older: nanomem command \"/memory moved\" lists all 14"),
+                                             (60, "… and 50 older: nanomem command \"/memory moved\" lists the "
+                                                  "newest 50; memory/MOVED.md holds all 60")])
+def test_cli_status_says_the_total_shows_the_newest_ten_and_where_the_rest_are(
+    memory: Memory, count: int, rest: str,
+) -> None:
+    _move(memory, [f"- Visited museum number {n} last spring" for n in range(count)])
+
+    text = _status_text(memory.workspace.root)
+
+    assert f"moved out     {count} line(s) to memory/MOVED.md since 2026-11-01; newest 10:" in text
+    shown = [line.strip() for line in text.splitlines() if "Visited museum number" in line]
+    assert shown == [f"Visited museum number {n} last spring (from USER.md, 2026-11-{1 + n % 28:02d})"
+                     for n in reversed(range(count - 10, count))]
+    assert rest in text
+    reply = memory.handle_command("/memory moved")  # the command it names does list them
+    assert reply is not None and reply.count("Visited museum number") == min(count, 50)
+
+
+def test_cli_status_names_no_rest_when_every_moved_line_is_shown(memory: Memory) -> None:
+    _move(memory, ["- Likes figs", "- Keeps bees"])
+
+    text = _status_text(memory.workspace.root)
+
+    assert "moved out     2 line(s) to memory/MOVED.md since 2026-11-01; newest 2:" in text
+    assert "Keeps bees (from USER.md, 2026-11-02)" in text and "older" not in text
