@@ -178,6 +178,40 @@ def test_append_that_fails_and_cannot_roll_back_says_so(workspace: Path,
     assert [e.content for e in history.read_since(0)] == ["first"]
 
 
+def test_append_that_fails_and_rolls_back_says_nothing_was_written(workspace: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    history = make_history(workspace)
+    history.append("first")
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(HistoryError, match=r"history\.jsonl: append failed \(No space left on device\); "
+                                           r"nothing was written; free some disk space") as info:
+        history.append("second")
+    monkeypatch.undo()
+    assert isinstance(info.value.__cause__, OSError)
+    assert [e.content for e in history.read_since(0)] == ["first"]
+
+
+def test_append_that_cannot_open_the_file_says_so(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    history = make_history(workspace)
+    history.append("first")
+    real_open = os.open
+
+    def denied(path: str, flags: int, *args: int, **kwargs: int) -> int:
+        if flags & os.O_APPEND:
+            raise OSError(13, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", denied)
+    with pytest.raises(HistoryError, match=r"cannot open for append \(Permission denied\); make the file writable"):
+        history.append("second")
+    monkeypatch.undo()
+    assert [e.content for e in history.read_since(0)] == ["first"]
+
+
 # item 14 and DESIGN §10: compaction moves, never deletes ----------------------------------------
 
 

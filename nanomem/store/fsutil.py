@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from nanomem.errors import LockError
@@ -82,30 +83,48 @@ def os_error_fix(exc: OSError) -> str:
     if exc.errno in (errno.EPERM, errno.EACCES, errno.EROFS):
         return "make the file writable (chmod u+w; chattr -i for an immutable file)"
     return "check the disk and the file's permissions"
-def append_durably(path: Path, payload: bytes) -> None:
+# Builds the error ``append_durably`` raises: from the stage that failed ("open" or "write"),
+# the OSError, and the one cutting the file back raised too (None when the cut succeeded).
+AppendError = Callable[[str, OSError, OSError | None], Exception]
+
+
+def append_durably(path: Path, payload: bytes, *, error: AppendError | None = None) -> None:
     """Append ``payload`` to ``path`` in one ``write`` on an ``O_APPEND`` descriptor, then fsync.
 
     The caller holds the file's lock. When the file ends in a torn line (a crash mid-write) the
     payload starts on a fresh line, so the torn fragment stays one malformed line that readers
-    skip. If the write fails the file is truncated back to its old size and ``OSError`` is
-    raised: all of ``payload`` or none of it.
+    skip. If the write fails the file is truncated back to its old size: all of ``payload`` or
+    none of it. A failure raises ``error(stage, exc, cut_error)`` (chained to ``exc``) when
+    ``error`` is given, else the ``OSError`` itself.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if error is None:
+            raise
+        raise error("open", exc, None) from exc
     try:
         size = os.fstat(fd).st_size
         if size > 0:
             os.lseek(fd, size - 1, os.SEEK_SET)
-            if os.read(fd, 1) != b"\n":
+            if os.read(fd, 1) != b"\n":  # a torn last line: start on a fresh line
                 payload = b"\n" + payload
         written = 0
         try:
             while written < len(payload):
                 written += os.write(fd, payload[written:])
             os.fsync(fd)
-        except OSError:
-            os.ftruncate(fd, size)
-            raise
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, size)
+            except OSError as again:
+                if error is None:
+                    raise
+                raise error("write", exc, again) from exc
+            if error is None:
+                raise
+            raise error("write", exc, None) from exc
     finally:
         os.close(fd)
 

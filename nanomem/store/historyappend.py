@@ -10,13 +10,13 @@ chose the cursors (:class:`nanomem.store.history.History`).
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from nanomem.errors import HistoryError, StoreFileError
-from nanomem.store.fsutil import os_error_fix
+from nanomem.store.fsutil import append_durably, os_error_fix
 from nanomem.store.historyfile import (
     ENTRY_MAX_CHARS,
     SUMMARY_MAX_CHARS,
@@ -63,36 +63,17 @@ def plan_content(text: object, kind: str | None) -> str:
 def append_lines(path: Path, entries: Sequence[HistoryEntry]) -> None:
     """Append ``entries`` to ``path`` in one fsynced write: all of them or, on failure, none."""
     payload = b"".join(render_line(entry) for entry in entries)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise StoreFileError(f"{path}: cannot open for append ({exc.strerror}); "
-                             f"{os_error_fix(exc)}") from exc
-    try:
-        size = os.fstat(fd).st_size
-        if size > 0:
-            os.lseek(fd, size - 1, os.SEEK_SET)
-            if os.read(fd, 1) != b"\n":  # a torn last line: start on a fresh line
-                payload = b"\n" + payload
-        written = 0
-        try:
-            while written < len(payload):
-                written += os.write(fd, payload[written:])
-            os.fsync(fd)
-        except OSError as exc:
-            _roll_back(path, fd, size, exc)
-    finally:
-        os.close(fd)
+    append_durably(path, payload, error=partial(_append_error, path))
 
 
-def _roll_back(path: Path, fd: int, size: int, exc: OSError) -> None:
-    """Cut a failed append back to ``size``; say so plainly when even that fails."""
-    try:
-        os.ftruncate(fd, size)
-    except OSError as again:
-        raise StoreFileError(
+def _append_error(path: Path, stage: str, exc: OSError, again: OSError | None) -> StoreFileError:
+    """The error of a failed append: it could not open, it failed and was cut back, or even
+    the cut back failed."""
+    if stage == "open":
+        return StoreFileError(f"{path}: cannot open for append ({exc.strerror}); {os_error_fix(exc)}")
+    if again is not None:
+        return StoreFileError(
             f"{path}: append failed ({exc.strerror}) and so did cutting back the partial "
-            f"line ({again.strerror}); readers skip the torn line; {os_error_fix(exc)}") from exc
-    raise StoreFileError(f"{path}: append failed ({exc.strerror}); nothing was written; "
-                         f"{os_error_fix(exc)}") from exc
+            f"line ({again.strerror}); readers skip the torn line; {os_error_fix(exc)}")
+    return StoreFileError(f"{path}: append failed ({exc.strerror}); nothing was written; "
+                          f"{os_error_fix(exc)}")
