@@ -23,7 +23,13 @@ from nanomem.memory import Memory
 from nanomem.store.sessions import append_messages, load_session
 from nanomem.store.workspace import Workspace, init_workspace
 
-from benchmarks.quality.replay import AGENT_PROMPT, MEMORY_SHARE, SMALL_WINDOW, ScriptClock
+from benchmarks.quality.replay import (
+    AGENT_PROMPT,
+    MEMORY_SHARE,
+    SMALL_WINDOW,
+    EngineFactory,
+    ScriptClock,
+)
 from benchmarks.recall.data import Conversation, Turn
 
 
@@ -76,14 +82,17 @@ async def replay(
     overrides: Mapping[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
     use_record_turn: bool = True,
+    engine_factory: EngineFactory | None = None,
 ) -> Replayed:
     """Replay ``conversation`` into a new workspace at ``root`` (``use_record_turn=False``
-    writes the session file and consolidates as hosts did before ``record_turn``)."""
+    writes the session file and consolidates as hosts did before ``record_turn``;
+    ``engine_factory`` builds the engine instead of the configured provider)."""
     init_workspace(root)
     ws = Workspace(root)
     clock = ScriptClock(conversation.sessions[0].start)
     config = recall_config(root, overrides)
-    memory = Memory(ws, config=config, clock=clock)
+    engine = engine_factory(ws, config, clock) if engine_factory is not None else None
+    memory = Memory(ws, config=config, clock=clock, engine=engine)
     key = conversation.id
     path = session_file(ws, key)
     record_turn = (

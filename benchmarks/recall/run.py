@@ -13,6 +13,11 @@ For each conversation: a fresh workspace, every turn fed in order with its real 
   ``context(B)``): answer containment;
 - today's ``Memory.context(B)`` with no query, B = 1000 and 2000: answer containment.
 
+``--embeddings URL --embed-model NAME`` turns dense retrieval on as a user would
+(``[provider] base_url = URL``, ``[search] embeddings = true``, ``embedding_model = NAME``),
+with the offline engine still doing consolidation and Dream; ``benchmarks/embed_server.py``
+serves such a URL locally. ``--rrf-k N`` changes the fusion constant (an experiment knob).
+
 An API main does not have yet prints ``n/a``. Matching rules: ``scoring.py`` and
 ``README.md``. Every figure is computed in the run; none is stored.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import inspect
 import json
 import shlex
@@ -33,9 +39,14 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: python benchmarks/recall/run.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from nanomem.config import Config
+from nanomem.engines.chat import ChatModel
 from nanomem.memory import Memory
+from nanomem.search import index as search_index
+from nanomem.search.rank import fuse_ranks
+from nanomem.store.workspace import Workspace
 
-from benchmarks.quality.replay import ScriptClock
+from benchmarks.quality.replay import EngineFactory, ScriptClock
 from benchmarks.recall.data import SPLITS, Conversation, Question, load_conversations
 from benchmarks.recall.replay import Replayed, recall_config, replay
 from benchmarks.recall.report import (
@@ -85,14 +96,35 @@ def ask(conv: Conversation, q: Question, memory: Memory, bm25: RawBM25,
     return QuestionOutcome(conv.id, conv.split, q.id, q.category, metrics, chars)
 
 
+def dense_overrides(url: str, model: str) -> dict[str, Any]:
+    """The configuration a user writes for dense retrieval through ``url`` (no API key)."""
+    return {"provider": "openai", "base_url": url, "embeddings": True, "embedding_model": model}
+
+
+def offline_engine(workspace: Workspace, config: Config, clock: ScriptClock) -> ChatModel:
+    """The offline engine, whatever provider the configuration names (its base_url then
+    serves only the embeddings)."""
+    from nanomem.engines.offline.engine import OfflineEngine
+
+    return OfflineEngine(clock=clock)
+
+
+def set_rrf_k(k: int) -> None:
+    """Make the search fuse with ``1 / (k + rank)`` (this process only; an experiment)."""
+    search_index.fuse_ranks = functools.partial(fuse_ranks, k=k)  # type: ignore[assignment]
+
+
 async def score_conversation(
     conv: Conversation, root: Path, *, overrides: Mapping[str, Any] | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None, engine_factory: EngineFactory | None = None,
 ) -> tuple[Replayed, list[QuestionOutcome]]:
     """Replay ``conv`` into ``root``, then ask all its questions."""
-    replayed = await replay(conv, root, overrides=overrides, progress=progress)
+    replayed = await replay(conv, root, overrides=overrides, progress=progress,
+                            engine_factory=engine_factory)
     clock = ScriptClock(conv.sessions[-1].end)
-    memory = Memory(root, config=recall_config(root, overrides), clock=clock)
+    config = recall_config(root, overrides)
+    engine = engine_factory(Workspace(root), config, clock) if engine_factory else None
+    memory = Memory(root, config=config, clock=clock, engine=engine)
     try:
         plain = {b: memory.context(b) for b in BUDGETS}
         bm25 = RawBM25(conv.turns)
@@ -105,12 +137,14 @@ async def score_conversation(
 async def run_benchmark(
     conversations: Sequence[Conversation], workdir: Path, *,
     overrides: Mapping[str, Any] | None = None, progress: Callable[[str], None] | None = None,
+    engine_factory: EngineFactory | None = None,
 ) -> tuple[list[Replayed], list[QuestionOutcome]]:
     """Every conversation, each in ``workdir/<id>``."""
     replays, rows = [], []
     for conv in conversations:
         replayed, outcome = await score_conversation(
             conv, Path(workdir) / conv.id, overrides=overrides, progress=progress,
+            engine_factory=engine_factory,
         )
         replays.append(replayed)
         rows.extend(outcome)
@@ -138,6 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, metavar="OUT", help="write every figure here")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="replay in DIR and keep the workspaces (default: a temp dir)")
+    parser.add_argument("--embeddings", metavar="URL",
+                        help="dense retrieval through this OpenAI-compatible base URL "
+                             "(e.g. benchmarks/embed_server.py's http://127.0.0.1:PORT/v1)")
+    parser.add_argument("--embed-model", metavar="NAME", default="all-MiniLM-L6-v2",
+                        help="[search] embedding_model with --embeddings (default %(default)s)")
+    parser.add_argument("--rrf-k", type=int, metavar="N",
+                        help="the reciprocal-rank fusion constant (default: nanomem's)")
     return parser
 
 
@@ -148,9 +189,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("no conversation matches; see benchmarks/recall/conversations/", file=sys.stderr)
         return 2
     progress = lambda line: print(f"  {line}", file=sys.stderr)  # noqa: E731
+    overrides = dense_overrides(args.embeddings, args.embed_model) if args.embeddings else None
+    factory = offline_engine if args.embeddings else None
+    if args.rrf_k is not None:
+        set_rrf_k(args.rrf_k)
 
     def run(workdir: Path) -> tuple[list[Replayed], list[QuestionOutcome], list[str]]:
-        replays, rows = asyncio.run(run_benchmark(conversations, workdir, progress=progress))
+        replays, rows = asyncio.run(run_benchmark(conversations, workdir, overrides=overrides,
+                                                  progress=progress, engine_factory=factory))
         return replays, rows, api_notes(replays[0].root)
 
     if args.keep:
@@ -165,7 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\n$ {command}")
     turns, archived = sum(r.turns for r in replays), sum(r.archived for r in replays)
     print(f"{len(conversations)} conversations, {turns} turns ({archived} archived, "
-          f"fed via {replays[0].via}), {len(rows)} questions; offline engine\n")
+          f"fed via {replays[0].via}), {len(rows)} questions; offline engine"
+          + (f"; dense retrieval: {args.embed_model} at {args.embeddings}" if args.embeddings else "")
+          + (f"; RRF k {args.rrf_k}" if args.rrf_k is not None else "") + "\n")
     print(render_table(rows))
     print("\n" + render_budgets(rows))
     print("\n" + render_targets(rows, notes))
