@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nanomem.memory import Memory
-from nanomem.search import terms
+from nanomem.search import terms, window
 from tests.search_fixtures import mem, say  # noqa: F401 (a fixture)
 
 WEDDING = ["Kofi's brother is getting married this summer, did I tell you?",
@@ -75,3 +75,11 @@ def test_search_still_matches_chinese_inside_a_window(mem: Memory) -> None:
 def test_plan_terms_drops_the_fragments_of_english_clitics() -> None:
     assert terms.plan_terms("Where is Kofi's brother's wedding? I'd say it's far") == [
         '"kofi"', '"brother"', '"wedding"', '"far"']
+
+
+def test_plan_window_leans_forward_from_a_question_to_its_reply() -> None:
+    # The turn after a match (a reply) takes more of its relevance than the turn before it.
+    smoothed = window.plan_window({2: 1.0}, {1: ("s", 1), 2: ("s", 2), 3: ("s", 3)})
+
+    assert smoothed[3] > smoothed[1] > 0
+

@@ -6,15 +6,20 @@ few neighbouring turns, and the turn that holds the answer often shares none of 
 BM25 relevance of each archived turn is smoothed over its session window (score propagation
 between neighbouring passages, as in passage retrieval)::
 
-    relevance'(t) = relevance(t) + sum over j in ±1..±WINDOW of  NEIGHBOUR_WEIGHT ** |j| × relevance(t + j)
+    relevance'(t) = relevance(t) + sum over j in 1..WINDOW of
+                    BEFORE_WEIGHT ** j × relevance(t - j) + AFTER_WEIGHT ** j × relevance(t + j)
 
-where ``t + j`` is the turn ``j`` places away in the same session (in the order they were
-archived) and ``relevance`` is 0 for a turn BM25 did not find. A turn next to two matches can
-thus be found although it matches nothing itself. Memory-file lines and history entries are
-not turns and keep their relevance.
+where ``t ± j`` is the turn ``j`` places before or after in the same session (in the order they
+were archived) and ``relevance`` is 0 for a turn BM25 did not find. A turn next to two matches
+can thus be found although it matches nothing itself. The window leans forward
+(``BEFORE_WEIGHT`` > ``AFTER_WEIGHT``): in a conversation the turn before a reply sets its topic
+(a question, then its answer: "where's the wedding?" / "in Kumasi, in August"), so a turn
+takes more from the turns before it than from the turns after it. Memory-file lines and
+history entries are not turns and keep their relevance.
 
->>> plan_window({1: 4.0}, {1: ("s", 7), 2: ("s", 8), 3: ("s", 9), 4: ("t", 8)})
-{1: 4.0, 2: 2.0, 3: 1.0}
+>>> smoothed = plan_window({1: 4.0}, {1: ("s", 7), 2: ("s", 8), 3: ("s", 9), 4: ("t", 8), 5: ("s", 6)})
+>>> {rowid: round(score, 2) for rowid, score in smoothed.items()}
+{1: 4.0, 2: 3.2, 3: 2.56, 5: 2.0}
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 
 WINDOW = 2  # turns on each side that share a turn's relevance
-NEIGHBOUR_WEIGHT = 0.5  # a neighbour j places away passes on NEIGHBOUR_WEIGHT ** j of its relevance
+BEFORE_WEIGHT = 0.8  # the turn j places before passes on BEFORE_WEIGHT ** j of its relevance
+AFTER_WEIGHT = 0.5  # the turn j places after passes on AFTER_WEIGHT ** j of its relevance
 _CHUNK = 300  # candidates per neighbour query (3 variables each, under SQLite's old 999 limit)
 
 
@@ -39,8 +45,8 @@ def plan_window(relevance: Mapping[int, float], turns: Mapping[int, tuple[str, i
     for rowid, (key, seq) in turns.items():
         score = relevance.get(rowid, 0.0)
         for step in range(1, WINDOW + 1):
-            weight = NEIGHBOUR_WEIGHT ** step
-            for other in (at.get((key, seq - step)), at.get((key, seq + step))):
+            for weight, other in ((BEFORE_WEIGHT ** step, at.get((key, seq - step))),
+                                  (AFTER_WEIGHT ** step, at.get((key, seq + step)))):
                 if other is not None:
                     score += weight * relevance.get(other, 0.0)
         if score > 0:
