@@ -224,7 +224,7 @@ def test_load_conversations_splits_shipped_set_into_dev_and_heldout() -> None:
         "en-gamedev", "en-nurse", "zh-photographer", "en-teacher", "en-landlord", "zh-marathon",
         "en-beekeeper", "en-cellist", "en-sailor", "zh-tea", "en-haulier", "en-agility", "zh-renovation",
         "en-surveyor", "en-allotment", "zh-wedding", "en-farrier", "en-bookbinder", "zh-translator",
-        "en-crane", "en-salon", "zh-vet",
+        "en-crane", "en-salon", "zh-vet", "en-arborist", "en-warehouse", "zh-uxdesign",
     }
     assert {c.id for c in dev} == analysed
     assert not analysed & {c.id for c in heldout}
