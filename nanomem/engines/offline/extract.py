@@ -279,7 +279,10 @@ _STYLE_ZH = re.compile(
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
 )
 _IMPERATIVE = _rx(
-    r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+)(?:(?:please|just|also|always)\s+)?"
+    r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+"
+    # round 10: a dictated clause of when, no comma after it ("when you answer me keep it short")
+    r"|\bwhen(?:ever)? you (?:answer|reply|respond|write|text|message|talk)(?: to| back)?(?: me)?\s+)"
+    r"(?:(?:please|just|also|always)\s+)?"
     r"(?:use|keep(?: to)?|be|stay|avoid|stop|skip|drop|no|don'?t|do not|never|always|reply|answer|respond|"
     r"format|lay|put|give|show (?:me|them|it|changes|code)|sign|address|stick|limit|cap|spell|do (?:it|them|this|that|everything)|"
     r"make (?:it|them|sure|everything|all)|write (?:in|it|them|everything|all)|leave out|go easy)\b",
