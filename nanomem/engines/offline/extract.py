@@ -78,6 +78,10 @@ _CORRECTION_STRONG = _rx(
     r"\breplaced (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? with (?-i:[A-Z])",
     r"\bbeen calling (?:\w+ ){0,2}(?-i:[A-Z])\w+\b[^.!?]{0,60}\b(?:it|he|she)(?:'s|’s| is) (?-i:[A-Z])",  # round 7
     r"\b(?:the|my|our|his|her|their) new (?:[a-z]+ ){1,2}(?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
+    # round 10: the same without its article in second-language English ("…, new team lead is Ola Berg"),
+    # and a new one issued ("they've issued a new policy number PX-2210")
+    r"(?:^|[,;:]\s*)new (?:[a-z]+ ){1,2}(?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
+    r"\b(?:issued|assigned|allocated)\b (?:(?:me|us|him|her|them) )?(?:with )?a new\b",
     # round 5: a Chinese change told as done, "我们换快递了" (换 + what was changed + 了)
     r"换(?!成|到|去|用)[^，。！？了]{1,6}了",
 )
@@ -412,6 +416,7 @@ def classify_sentence(sentence: str) -> str | None:
     reading = bool(_READING.search(sentence)) and not re.search(r"\b(?:tomorrow|tonight|next)\b|明天|今晚|下周", sentence, _I)
     near_term = (
         not style and not narrative and not starting and not standing and not decided and not reading
+        and not re.search(r"\bfrom now on\b", sentence, _I)  # round 10: "… the one to give from now on" lasts
         and bool(relative or (_DUE.search(sentence) and not dated))
     )
     year_story = occasion or is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (

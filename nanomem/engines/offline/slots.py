@@ -347,6 +347,8 @@ def same_slot(correction: str, line: str) -> bool:
     mine_money, their_money = _money(correction), _money(line)
     if any(mine_money[sign] - their_money[sign] for sign in mine_money.keys() & their_money.keys()):
         return True  # round 9: another sum in the same currency ("put them up to £91" for "… is £83")
+    if len(new["name"] & old["name"]) >= 2 and any(new[kind] - old[kind] and old[kind] for kind in ("date", "time", "weekday")):
+        return True  # round 10: two names shared, another date ("… Bo's crew at Elmfield want the 9th May")
     if not attributes_of(correction) & attributes_of(line):
         return False
     if any(new[kind] - old[kind] and old[kind] for kind in new if kind != "name"):
