@@ -4,9 +4,12 @@
     python benchmarks/redact_corpus.py --files 'docs/*.md' '.venv/lib/*/site-packages/**/*.py'
     python benchmarks/redact_corpus.py --quiet          # the counts only
 
-The default corpus is every string of ``benchmarks/quality/conversations/*.json`` and
-``benchmarks/recall/conversations/*/*.json`` (turns, questions, expected answers), where the only
-secrets are the passwords the blind rounds planted; ``--files`` adds the lines of text files
+The default corpus is every string (turns, questions, expected answers) of the *dev*
+conversations only: ``benchmarks/quality/conversations/*.json`` whose ``"split"`` is ``dev`` (or
+absent) and ``benchmarks/recall/conversations/dev/*.json``. Held-out sets are blind (quality
+``"split": "heldout"``, every recall ``heldout*/`` directory): they are never scanned, so a file
+of another split is skipped without a line of it printed. The only secrets there are the
+passwords the rounds planted; ``--files`` adds the lines of text files
 (globs, ``**`` recursive), where there are almost none. Prints one line per span (file, kind,
 the span, and 40 characters before it), then the number of strings, characters and spans per
 kind. Run it before and after a change to the rules (``PYTHONPATH`` at the old tree) and diff
@@ -29,7 +32,8 @@ if __package__ in (None, ""):
 from nanomem.text.redact import find_secrets  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CONVERSATIONS = ("benchmarks/quality/conversations/*.json", "benchmarks/recall/conversations/*/*.json")
+QUALITY = "benchmarks/quality/conversations/*.json"
+RECALL_DEV = "benchmarks/recall/conversations/dev/*.json"  # heldout*/ are blind: never read
 
 
 def strings(value: object) -> Iterator[str]:
@@ -46,10 +50,12 @@ def strings(value: object) -> Iterator[str]:
 
 def corpus(file_globs: list[str]) -> Iterator[tuple[str, str]]:
     """``(file name, text)`` of each conversation string, then of each line of ``file_globs``."""
-    for pattern in CONVERSATIONS:
-        for path in sorted(ROOT.glob(pattern)):
-            for text in strings(json.loads(path.read_text("utf-8"))):
-                yield path.name, text
+    for path in sorted(ROOT.glob(QUALITY)):
+        data = json.loads(path.read_text("utf-8"))
+        if isinstance(data, dict) and data.get("split", "dev") == "dev":
+            yield from ((path.name, text) for text in strings(data))
+    for path in sorted(ROOT.glob(RECALL_DEV)):
+        yield from ((path.name, text) for text in strings(json.loads(path.read_text("utf-8"))))
     for pattern in file_globs:
         for name in sorted(glob.glob(pattern, recursive=True)):
             path = Path(name)

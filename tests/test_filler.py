@@ -52,6 +52,14 @@ def test_filler_placeholder_only_when_nothing_but_the_secret_is_said(text: str, 
     ("pw: [REDACTED:password] oops, wrong tab, please forget that", True),
     ("登录：[REDACTED:password] 打错窗口了，别记", True),
     ("My PIN is [REDACTED:password] for the Windows laptop", False),
+    ("刚才手滑把网银密码发出来了：[REDACTED:password]", True),
+    ("支付宝密码是[REDACTED:password] 手滑了", True),
+    ("银行卡密码 [REDACTED:password] 打错了，别记", True),
+    ("微信支付密码是[REDACTED:password] 发错窗口了，忽略", True),
+    ("邮箱账号密码是[REDACTED:password] 发错了", True),
+    ("My online banking password is [REDACTED:password] oops wrong window", True),
+    ("房东的银行卡是招商银行 [REDACTED:password]", False),
+    ("My bank password is [REDACTED:password], the bank is Monzo", False),
 ])
 def test_filler_placeholder_only_when_the_rest_tells_of_the_slip(text: str, only: bool) -> None:
     assert is_placeholder_only(text) is only

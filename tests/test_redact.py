@@ -275,6 +275,31 @@ def test_redact_leaves_a_lone_token_or_number_that_is_no_password_alone(text: st
     assert redact(text).text == text
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ok the new one is Falcon#2024 don't lose it", "ok the new one is [REDACTED:password] don't lose it"),
+        ("use Summer2024! for the guest wifi", "use [REDACTED:password] for the guest wifi"),
+        ("the new one is Falcon2024# ok", "the new one is [REDACTED:password] ok"),
+        ("front door: Harbour77$ thanks", "front door: [REDACTED:password] thanks"),
+        ("try Bluebell99!! then ring me", "try [REDACTED:password] then ring me"),
+    ],
+)
+def test_redact_replaces_a_word_built_password_inside_a_sentence_with_no_cue(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Summer2024! was hot", "Kestrel#2024 is the ship's name", "Can't wait for Euro2024! See you there",
+     "see Issue#42 and Room#12B", "is Python3! any good", "we met at Office2019. Then lunch",
+     "the meeting is at Standup@10am", "read docs/Guide2024#intro now", "mail ana.Lee2024@example.com now",
+     "pay via Stripe#12 today", "call Nora#1 back", "see #Summer2024 on the feed", "update to Version2.0.24! now"],
+)
+def test_redact_leaves_names_numbers_and_sentence_ends_alone_without_a_cue(text: str) -> None:
+    assert redact(text).text == text
+
+
 def test_redact_takes_a_near_password_within_sixty_characters_of_the_cue_on_either_side() -> None:
     gap = "x " * 29  # 58 characters
     assert redact(f"wrong window, {gap}Marmalade1952").total == 1

@@ -39,6 +39,9 @@ HOSTILE: dict[str, tuple[str, dict[str, int] | None]] = {
     "Telegram ids repeated": (fill("12345678:AA"), {}),
     "symbols then a password": ("x " + "!" * SIZE + " Ab1!cd9x", {"password": 1}),
     "letters then a slip": ("Marmalade" * (SIZE // 9) + "1952 oops", {}),
+    "word-built passwords in a sentence repeated": (fill("use Summer2024! for "), {"password": SIZE // 20 + 1}),
+    "capital and letters-digits run, then a symbol": ("use A" + "b1" * SIZE + "# ok", {}),
+    "number signs after capitals repeated": (fill("is Abcd#2024 "), {"password": SIZE // 13 + 1}),
 }
 
 

@@ -98,7 +98,18 @@ SLIP_WORDS = frozenset(
     delete remove change changing changed reset now sorry please that this there here saw
     """.split()
 )
-SECRET_ZH = re.compile(r"密钥|秘钥|密码|口令|令牌|验证码|登录|登陆|是|我的|这个|这是")
+# The accounts a secret opens, said beside it ("my online banking password is …", 网银密码是 …,
+# 支付宝密码): with the secret gone they are no fact, as the secret's own name is none. A closed
+# class of kinds of account (banks, cards, payment apps, mail, phone), not one account's name.
+ACCOUNT_WORDS = frozenset(
+    """
+    account accounts bank banking online card debit credit email e-mail mail phone app wallet
+    """.split()
+)
+SECRET_ZH = re.compile(
+    r"密钥|秘钥|密码|口令|令牌|验证码|登录|登陆|是|我的|这个|这是"
+    r"|网银|网上银行|手机银行|银行卡|信用卡|储蓄卡|借记卡|银行|支付宝|微信支付|微信|支付|钱包"
+    r"|账户|帐户|账号|帐号|邮箱|手机|取款|交易|开机|解锁|锁屏|卡|的")
 # The Chinese of SLIP_WORDS: ignore it, wrong window or box, by accident, typed / pasted / sent
 # into, delete, change it ("密码是[REDACTED:password] — 发错窗口了，忽略").
 _SECRET_SLIP_ZH = re.compile(
@@ -312,5 +323,5 @@ def is_placeholder_only(text: str) -> bool:
     if not PLACEHOLDER.search(text):
         return False
     rest = PLACEHOLDER.sub(" ", text)
-    return not content_left(rest, drop=SOCIAL_WORDS | SECRET_WORDS | SLIP_WORDS,
+    return not content_left(rest, drop=SOCIAL_WORDS | SECRET_WORDS | SLIP_WORDS | ACCOUNT_WORDS,
                             drop_zh=_SECRET_SLIP_ZH)

@@ -3,7 +3,9 @@
 :mod:`nanomem.text.secretpatterns` turns these into rows of its table (kind ``password``):
 
 - after a credential word: "my password is …", "Log in: …", "pw: …", 密码是 … (:data:`PROSE_SPECS`);
-- with no word at all, shaped like a typed password: "Heron!Gate42 oops" (:data:`TYPED_PASSWORD`);
+- with no word at all, shaped like a typed password: "Heron!Gate42 oops", "the new one is
+  Falcon#2024" (:data:`TYPED_PASSWORD`), or ending in its symbols: "use Summer2024! for the
+  guest wifi" (:data:`TYPED_TRAILING`);
 - near a credential word or a slip ("wrong window", "by accident", 打错): a word with digits,
   "Marmalade1952", "Summer2024!", "Kestrel#2024" (:data:`NEAR_CUE`, :data:`NEAR_TOKEN`);
 - alone on its line, a whole message of one password-shaped token: "Sowa#4481"
@@ -107,7 +109,7 @@ TYPED_PASSWORD = (
     r"([!-~]{8,64})(?<![\"'”’)\]}>.,;:!?*_])(?=([\"'”’)\]}>.,;:!?*_]*))\3(?![!-~])"
 )
 # ...and is no e-mail address, URL, path, list, code or markup, number sign or factor after a
-# word ("Issue#42", "Integer*1"), ordinal after a missing space ("Great!2nd") or time after an
+# word ("Issue#42", "Integer*1"; inside a sentence TYPED_TRAILING takes "is Falcon#2024"), ordinal after a missing space ("Great!2nd") or time after an
 # at sign ("Standup@10am").
 _NOT_TYPED = re.compile(
     r"[^@]*@[\w\-]+(?:\.[\w\-]+)+|.*(?:://|[/\\()\[\]{}<>\"'`|,;]).*|www\..*"
@@ -127,6 +129,38 @@ def typed_password(value: str) -> bool:
         if not _SHAPE.fullmatch(value):
             return False
     return not _NOT_TYPED.fullmatch(value)
+
+
+# A password typed with no word before it, inside a sentence (after a lower-case word, a comma
+# or a colon: a token that opens one, "Kestrel#2024 is the ship's name", "Summer2024! was hot",
+# is a name), shaped as people build one from a word: a capital, letters and digits with a
+# lower-case letter in them (the core), then either a symbol and four to eight digits ("the new
+# one is Falcon#2024 don't lose it"; "Issue#42", "Room#12B" have fewer) or one to three
+# password symbols after a core with two digits or more ("use Summer2024! for the guest wifi",
+# "the new one is Falcon2024# ok"; "Python3!" has one); 8 characters or more in all. A '!' or
+# '?' ends sentences too ("Can't wait for Euro2024!"), so it counts only when the sentence goes
+# on in lower case after it. The accepted cost: "omg Euro2024! can't wait" and "the ship
+# Kestrel#2024 sailed" are redacted. One start per token (the look-behind), so linear.
+_PW_SYMBOL = "[" + re.escape(PW_SYMBOLS.replace("?", "").replace("!", "")) + "]"
+TYPED_TRAILING = (
+    r"(?<=[a-z,:;] )([A-Z][A-Za-z0-9]{2,62}"
+    r"(?:" + _PW_SYMBOL + r"\d{4,8}|" + _PW_SYMBOL + r"[" + re.escape(PW_SYMBOLS) + r"]{0,2}"
+    r"|[!?]{1,3}(?=[ \t]+[a-z])))"
+    r"(?=[\s.,;:]|$)"
+)
+TYPED_TRAILING_NEEDLES = tuple(PW_SYMBOLS)
+_TRAILING_CORE = re.compile(r"([A-Z][A-Za-z0-9]*)([" + re.escape(PW_SYMBOLS) + r"])(\d*)")
+
+
+def typed_trailing(value: str) -> bool:
+    """Eight characters or more, a lower-case letter in the core, and four digits after the
+    symbol or two in the core ("Falcon#2024", "Summer2024!"; not "Python3!", "Issue#42")."""
+    found = _TRAILING_CORE.match(value)
+    if found is None or len(value) < 8 or not any(c.islower() for c in found.group(1)):
+        return False
+    if len(found.group(3)) >= 4 and found.end() == len(value):
+        return True
+    return sum(c.isdigit() for c in found.group(1)) >= 2
 
 
 # A password near a cue (same line, at most NEAR_CHARS characters between them, either side):
@@ -151,6 +185,9 @@ NEAR_NEEDLES = ("pass", "pw", "pin", "wrong", "accident", "mistake", "oops", "ig
 # an identifier, path, address, file name or call (no '_ - @ . / : \' around it, no '.x' or '('
 # after it).
 # Only one start per token (the look-behind excludes the token's own characters), so linear.
+# Near a cue a product and its year is taken too ("the Office2019 password reset"): the accepted
+# cost. It has the shape of "Marmalade1952", and a token right before the cue word is no name
+# either: in "pw Abc12d pw Abc12d" each value stands before the next cue (docs/decisions.md).
 _NEAR_CHARS_CLASS = r"A-Za-z0-9" + re.escape(PW_SYMBOLS)
 NEAR_TOKEN = (
     r"(?<![" + _NEAR_CHARS_CLASS + r"_\-./:\\])"

@@ -15,7 +15,8 @@ Kinds (:data:`KINDS`): provider formats (``openai-key``, ``anthropic-key``, ``st
 ``azure-key``, ``aws-key``, ``github-token``, ``slack-token``, ``google-key``), ``jwt``,
 ``private-key``, ``bearer-token``, ``password`` (assignments, ``PGPASSWORD=``-style environment
 variables, URL credentials, "my password is …", "Log in: …", "pw: …", 密码是 … in prose, a
-token shaped like a typed password with no word before it, and a word with digits near a
+token shaped like a typed password with no word before it or built from a word inside a
+sentence, "use Summer2024! for the wifi", and a word with digits near a
 credential word or a slip: "Marmalade1952, wrong box"), ``card-number`` (Luhn-checked), and
 two rules without a prefix
 (:mod:`nanomem.text.entropy`): ``hex-token`` and ``random-token``. The table of formats is

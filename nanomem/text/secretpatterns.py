@@ -266,6 +266,8 @@ def _build_rules() -> tuple[Rule, ...]:
         ),
         Rule("password", re.compile(pw.TYPED_PASSWORD), 2, needles=tuple(pw.PW_SYMBOLS),
              check=pw.typed_password),
+        Rule("password", re.compile(pw.TYPED_TRAILING), 1, needles=pw.TYPED_TRAILING_NEEDLES,
+             check=pw.typed_trailing),
         Rule("password", re.compile(pw.NEAR_TOKEN), 1, min_run=6, check=pw.near_password,
              near=re.compile(pw.NEAR_CUE), near_chars=pw.NEAR_CHARS, near_needles=pw.NEAR_NEEDLES),
         Rule("password", re.compile(pw.ALONE_PASSWORD), 1, min_run=6, check=pw.alone_password),
