@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -176,3 +177,38 @@ def test_config_reads_the_search_section(workspace: Path) -> None:
 
     assert cfg.embeddings and cfg.embedding_model == "nomic-embed-text"
     assert Config().embeddings is False
+
+
+class _BlindEmbedder:
+    """Vectors that vote for nothing: every document points one way, the query another, so no
+    document is near it (the cosine is 0) and the vector ranking is empty."""
+
+    model = "blind"
+
+    def __init__(self, query: str) -> None:
+        self.query = query
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[0.0, 1.0] if text == self.query else [1.0, 0.0] for text in texts]
+
+
+def test_dense_search_with_an_empty_vector_ranking_keeps_the_bm25_order(workspace: Path) -> None:
+    query = "garden fence"  # no turn says exactly this
+    results = []
+    for on in (False, True):
+        cfg = _config(on=on)
+        with Memory(workspace, config=cfg, clock=_clock, embedder=_BlindEmbedder(query)) as mem:
+            if not on:  # older turns say more about the query; newer ones less (recency pulls)
+                for i in range(24):
+                    words = " ".join(f"w{i}y{j}" for j in range(i % 7))
+                    text = f"the garden fence {'fence ' * (i % 3)}{words}".strip()
+                    day = 1 + (i * 11) % 28
+                    mem.archive.append_messages(
+                        [{"role": "user", "content": text,
+                          "timestamp": f"2026-{1 + i % 5:02d}-{day:02d}T09:00:00"}],
+                        session_key=f"g{i}", start=0, chunk=f"g{i}")
+            results.append([hit.id for hit in mem.search(query, k=10)])
+
+    bm25, fused = results
+    assert len(bm25) == 10
+    assert fused == bm25  # before, fusing replaced BM25 by 1 / (60 + rank) and recency reordered it

@@ -386,17 +386,19 @@ class SearchIndex:
         if "archive" in sources:  # a turn shares its relevance with its session window
             relevance = window.read_window(db, relevance, where, wargs, seeds=max(4 * k, 50))
         relevance = prior.read_priors(db, relevance, query)  # how much a turn says; the answer's kind
-        if dense is not None:  # reciprocal-rank fusion of the BM25 and the vector rankings
-            bm25 = sorted(relevance, key=lambda rowid: -relevance[rowid])
-            # The vectors vote for their k nearest only: in an index smaller than the candidate
-            # depth every document is "near", and every BM25 hit would win the fusion bonus.
-            relevance = fuse_ranks([bm25, vectors.read_ranking(db, dense, k, where, wargs)])
-        return self._rank(db, relevance, k, collapse)
+        # The vectors vote for their k nearest only: in an index smaller than the candidate
+        # depth every document is "near", and every BM25 hit would win the fusion bonus.
+        ranking = None if dense is None else vectors.read_ranking(db, dense, k, where, wargs)
+        return self._rank(db, relevance, k, collapse, ranking)
 
     @staticmethod
     def _rank(db: sqlite3.Connection, relevance: dict[int, float], k: int,
-              collapse: bool = True) -> list[Hit]:
-        if not relevance:
+              collapse: bool = True, ranking: list[int] | None = None) -> list[Hit]:
+        """The best hits by ``relevance × boost × recency``; with a vector ``ranking`` (dense
+        retrieval), by the reciprocal-rank fusion of that final BM25 order with it, so that the
+        boosts and priors shape the BM25 ranking before the fusion, not the fused scores after
+        it (an empty ``ranking`` leaves the BM25 order as it is)."""
+        if not relevance and not ranking:
             return []
         newest_mark = db.execute("SELECT value FROM marks WHERE name = 'newest_day'").fetchone()
         newest = float(newest_mark[0]) if newest_mark and newest_mark[0] else None
@@ -406,7 +408,14 @@ class SearchIndex:
             score = score_hit(relevance[rowid], source=source, pinned=bool(pinned), day=day,
                               newest_day=newest)
             scored.append((-score, uid, rowid))
-        best = {rowid: -neg for neg, _, rowid in sorted(scored)[:max(4 * k, 32) if collapse else k]}
+        scored.sort()
+        if ranking is not None:  # reciprocal-rank fusion of the BM25 and the vector rankings
+            fused = fuse_ranks([[rowid for _, _, rowid in scored], ranking])
+            uids = {rowid: uid for _, uid, rowid in scored}
+            uids.update((rowid, uid) for rowid, uid in
+                        fetch_docs(db, [r for r in fused if r not in uids], "uid"))
+            scored = sorted((-fused[rowid], uids[rowid], rowid) for rowid in fused if rowid in uids)
+        best = {rowid: -neg for neg, _, rowid in scored[:max(4 * k, 32) if collapse else k]}
         hits: list[Hit] = []
         for row in fetch_docs(db, list(best)):
             rowid, uid, source, path, line, cursor, key, role, name, said, _, pinned, body = row[:13]

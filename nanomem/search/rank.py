@@ -5,10 +5,12 @@ The score of a document for a query is::
     score = relevance × boost × recency
 
 - ``relevance`` is SQLite FTS5's BM25 (``-bm25(fts)``, so larger is better; k1 = 1.2, b = 0.75);
-  with dense retrieval on (``[search] embeddings``), it is replaced by reciprocal-rank fusion of
-  the BM25 and the vector (cosine) rankings, :func:`fuse_ranks`:
-  ``1 / (RRF_K + bm25_rank) + 1 / (RRF_K + vector_rank)``, a ranking a document is absent from
-  adding nothing.
+  with dense retrieval on (``[search] embeddings``), the documents are ranked by this score
+  first, and that order is then fused with the vector (cosine) ranking by reciprocal rank,
+  :func:`fuse_ranks`: ``1 / (RRF_K + bm25_rank) + 1 / (RRF_K + vector_rank)``, a ranking a
+  document is absent from adding nothing. The boosts and priors shape the BM25 order before
+  the fusion (applied after it, they reordered the fused top, whose steps are a few per cent),
+  so an empty vector ranking leaves the BM25 order as it is.
 - ``boost`` is :data:`FILE_BOOST` for a line of a memory file (distilled and checked by the
   gates), :data:`PIN_BOOST` for a pinned line, 1 for history entries and archived turns.
 - ``recency`` is the prior ``RECENCY_FLOOR + (1 - RECENCY_FLOOR) × 0.5 ** (age / HALF_LIFE_DAYS)``
