@@ -82,11 +82,9 @@ def _lost_words(body: str, related: str, rest: set[str] | frozenset[str]) -> lis
 
 
 def _values(clause: str) -> frozenset[str]:
-    titles = set(_TITLE.findall(clause))
-    if HAN_CHAR.search(clause):
-        return frozenset({t for t in tokens(clause) if any(ch.isdigit() for ch in t)} | titles)
-    found = {t for t in tokens(clause) if any(ch.isdigit() for ch in t)}
-    return frozenset(found | distinctive(clause) | titles)
+    """Numbers and 《titles》; in a clause not in Chinese, capitalised names and identifiers too."""
+    found = {t for t in tokens(clause) if any(ch.isdigit() for ch in t)} | set(_TITLE.findall(clause))
+    return frozenset(found if HAN_CHAR.search(clause) else found | distinctive(clause))
 
 
 def _words(clause: str) -> frozenset[str]:
