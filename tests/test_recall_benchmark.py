@@ -65,11 +65,12 @@ def tiny(**changes: object) -> dict:
 
 def test_recall_data_has_every_split_and_chinese():
     splits = {c.split for c in ALL}
-    assert splits == {"dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"}
+    assert splits == {"dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
+                      "heldout6"}
     for split in splits:
         assert {c.language for c in ALL if c.split == split} >= {"en", "zh"}, split
     for conv in ALL:
-        if conv.split in ("heldout2", "heldout3", "heldout4", "heldout5"):
+        if conv.split in ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6"):
             continue  # longer, checked below
         assert 8 <= len(conv.sessions) <= 15, conv.id
         assert 140 <= len(conv.turns) <= 300, conv.id
@@ -162,8 +163,35 @@ def test_recall_heldout5_has_one_english_and_one_chinese_conversation():
     assert load_conversations("heldout5") == HELDOUT5
 
 
+HELDOUT6 = [c for c in ALL if c.split == "heldout6"]
+
+
+@pytest.mark.parametrize("conv", HELDOUT6, ids=[c.id for c in HELDOUT6])
+def test_recall_heldout6_is_long_two_speaker_talk_over_months_of_2028(conv):
+    assert 12 <= len(conv.sessions) <= 14
+    assert 400 <= len(conv.turns) <= 450
+    for speaker in conv.speakers.values():
+        assert 0.4 * len(conv.turns) <= sum(t.speaker == speaker for t in conv.turns), speaker
+    assert 60 <= (conv.sessions[-1].start - conv.sessions[0].start).days <= 184
+    assert all(s.start.year == 2028 for s in conv.sessions)
+    assert [s.start for s in conv.sessions] == sorted(s.start for s in conv.sessions)
+    assert 24 <= len(conv.questions) <= 28
+    assert_long_split_questions(conv)
+    changed = [q for q in conv.questions if q.category == "changed-fact"]
+    assert all(len(q.evidence) >= 2 for q in changed)
+    assert sum(len(q.evidence) >= 2 for q in conv.questions) >= 6  # changed facts and hops
+    # answers said by either speaker: some evidence turns are the second speaker's
+    speakers = {conv.turn(e).speaker for q in conv.questions for e in q.evidence}
+    assert speakers == set(conv.speakers.values())
+
+
+def test_recall_heldout6_has_one_english_and_one_chinese_conversation():
+    assert sorted(c.language for c in HELDOUT6) == ["en", "zh"]
+    assert load_conversations("heldout6") == HELDOUT6
+
+
 def test_recall_long_split_answers_are_in_evidence_or_derived_by_offset():
-    for conv in HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5:
+    for conv in HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6:
         for q in conv.questions:
             assert all(conv.has_turn(e) for e in q.evidence), (conv.id, q.id)
             if q.derived:
