@@ -48,8 +48,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from nanomem.engines.offline.dream import distinctive, is_duplicate, parse_facts, route_fact, tokens
+from nanomem.engines.offline.dream import parse_facts, route_fact
 from nanomem.text.filler import nonfact_reason
+from nanomem.text.overlap import distinctive, is_duplicate, tokens
 from nanomem.vocab import BULLET, MOVED_MD, NEAR_FULL, RAW_MARK, SKIP_MARK, is_pinned
 
 STATES = ("kept", "merged", "corrected", "expired", "refused", "skipped", "pending")

@@ -31,8 +31,9 @@ from datetime import date
 
 from nanomem.dream.ledger import MOVED as MOVED_STATE
 from nanomem.dream.ledger import LedgerEntry, iter_changed_blocks
-from nanomem.engines.offline.dream import expired_lines, tokens
+from nanomem.engines.offline.dream import expired_lines
 from nanomem.store.moved import MovedLine, plan_append
+from nanomem.text.overlap import tokens
 from nanomem.vocab import BULLET, MOVED_MD
 
 REINFORCING = ("merged", "corrected")

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from nanomem.dream.gates.checks import (GateContext, Proposal, check_all, check_new_pins,
                                         first_refusal)
-from nanomem.engines.offline.dream import tokens
+from nanomem.text.overlap import tokens
 from nanomem.store.pending import Question
 from nanomem.text.units import count_overlapping
 from nanomem.vocab import is_pinned

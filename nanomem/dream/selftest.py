@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nanomem.dream.ledger import LedgerEntry, says_fact
-from nanomem.engines.offline.dream import distinctive, tokens
+from nanomem.text.overlap import distinctive, tokens
 
 TOP_K = 5
 MAX_TERMS = 6

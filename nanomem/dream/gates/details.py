@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from nanomem.engines.offline.overlap import distinctive, tokens
+from nanomem.text.overlap import distinctive, tokens
 from nanomem.text.clauses import clauses, names_new_thing
 from nanomem.vocab import BULLET, HAN_CHAR
 

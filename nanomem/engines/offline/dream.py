@@ -22,7 +22,7 @@ would make, so every edit still passes jsonschema and the gates.
   All calls go out in one reply.
 - next turn: ``finish`` (``updated`` if it proposed edits, else ``no_changes_needed``).
 
-A fact is a near-duplicate of an existing line when at least :data:`nanomem.engines.offline.overlap.DUPLICATE_THRESHOLD` of its
+A fact is a near-duplicate of an existing line when at least :data:`nanomem.text.overlap.DUPLICATE_THRESHOLD` of its
 normalised tokens occur in the line (containment) and every distinctive token (number,
 identifier, capitalised name) of the fact occurs there too, so ``Contract KX-7731 ends in
 April`` is not a duplicate of ``Contract KX-7731 ends in March``.
@@ -54,7 +54,7 @@ from nanomem.text.redact import redact
 from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.extract import is_self_introduction, is_style_request
-from nanomem.engines.offline.overlap import distinctive, is_duplicate, phrases, tokens
+from nanomem.text.overlap import distinctive, is_duplicate, phrases, tokens
 from nanomem.engines.offline.remainder import plan_corrected_line
 from nanomem.engines.offline.reslot import implied_correction
 from nanomem.engines.offline.room import plan_make_room, replace_line

@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from nanomem.engines.offline.overlap import distinctive, tokens
+from nanomem.text.overlap import distinctive, tokens
 from nanomem.engines.offline.slots import value_spans, values_of
 from nanomem.text.clauses import GLUE, names_new_thing, split_clauses
 from nanomem.vocab import HAN_CHAR

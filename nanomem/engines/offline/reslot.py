@@ -30,7 +30,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-from nanomem.engines.offline.overlap import tokens
+from nanomem.text.overlap import tokens
 from nanomem.engines.offline.slots import value_spans
 from nanomem.engines.offline.tense import is_narrative
 from nanomem.vocab import BULLET, HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_permanent, is_pinned

@@ -1,6 +1,11 @@
 """How much two texts share: content tokens, two-word phrases and distinctive values, and the
-duplicate test built on them (pure). Moved out of :mod:`nanomem.engines.offline.dream` (stop 20,
-round 8) so that module stays under the size ceiling; the functions are as they were.
+duplicate test built on them (pure). The offline engine (its Dream, corrections and reslotting),
+the Dream stage (ledger, self-test, questions, moves) and the gate ``details`` all read text
+through these functions, so they agree on what a content word and a value are.
+
+Moved out of :mod:`nanomem.engines.offline.dream` (stop 20, round 8) to keep that module under
+the size ceiling, then from ``engines/offline/`` to ``text/`` (session 23) so that a Dream gate
+no longer imports an engine; the functions are as they were.
 """
 
 from __future__ import annotations
