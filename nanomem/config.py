@@ -29,8 +29,10 @@ Environment: ``NANOMEM_PROVIDER``, ``NANOMEM_BASE_URL``, ``NANOMEM_API_KEY``, ``
     "USER.md" = 6000
 
     [search]                             # dense retrieval (off by default; docs/recall.md)
-    embeddings = true                    # POST {base_url}/embeddings with [provider]'s key
+    embeddings = true                    # POST {embedding_base_url}/embeddings
     embedding_model = "nomic-embed-text"
+    embedding_base_url = "http://localhost:11434/v1"  # default: [provider]'s, when "openai"
+    embedding_api_key_env = "EMBED_KEY"  # optional: the key's environment variable
 
 The API key is never part of ``repr(Config)`` and never logged.
 """
@@ -113,6 +115,16 @@ class Config:
     # search (dense retrieval, off by default; docs/recall.md)
     embeddings: bool = False
     embedding_model: str | None = None
+    embedding_base_url: str | None = None  # its own endpoint, whatever the provider
+    embedding_api_key: str | None = field(default=None, repr=False)  # read from the environment
+
+    @property
+    def embeddings_endpoint(self) -> str | None:
+        """The base URL dense retrieval posts to: ``embedding_base_url``, else the provider's
+        when it is ``openai``, else ``None`` (the offline engine has no endpoint)."""
+        if self.embedding_base_url:
+            return self.embedding_base_url
+        return self.base_url if self.provider == "openai" else None
 
     @property
     def budget(self) -> int:
@@ -169,7 +181,9 @@ _TOML_SECTIONS: dict[str, dict[str, str]] = {
         "dream_interval_minutes": "dream_interval_minutes",
         "dream_idle_minutes": "dream_idle_minutes",
     },
-    "search": {"embeddings": "embeddings", "embedding_model": "embedding_model"},
+    "search": {"embeddings": "embeddings", "embedding_model": "embedding_model",
+               "embedding_base_url": "embedding_base_url",
+               "embedding_api_key_env": "embedding_api_key_env"},
 }
 
 _ENV = {
@@ -205,6 +219,8 @@ def load_config(
     for name, table in _TABLES.items():
         if name in values:
             values[name] = _resolve_table(toml_path, table, values[name], environ, secrets)
+    if "embedding_api_key_env" in values:
+        _resolve_embedding_key(values, labels, environ, secrets)
     if secrets:
         values["secrets"] = tuple(secrets)
     for var, name in _ENV.items():
@@ -330,12 +346,7 @@ def _build(values: dict[str, Any], *, labels: Mapping[str, str]) -> Config:
             f"max_completion_tokens {cfg.max_completion_tokens} and safety_buffer "
             f"{cfg.safety_buffer}; raise context_window"
         )
-    if cfg.embeddings and (cfg.provider != "openai" or not cfg.embedding_model):
-        raise ConfigError(
-            f"{labels.get('embeddings', '[search] embeddings')} is on but needs provider "
-            "'openai' (its base_url and api_key are used) and [search] embedding_model; set "
-            "them or turn embeddings off"
-        )
+    _check_embeddings(cfg, labels)
     if not 0 < cfg.consolidate_ratio < 1:
         raise ConfigError(f"consolidate ratio {cfg.consolidate_ratio} must lie between 0 and 1")
     if not 0 <= cfg.max_deletion_share <= 1:
@@ -372,6 +383,41 @@ def _resolve_table(path: Path, table: str, raw: Any, environ: Mapping[str, str],
             raise ConfigError(f"{at} must be a string or {{ env = \"VAR\" }}, not {value!r}")
         out[key] = str(value) if table != "body" else value
     return MappingProxyType(out)
+
+
+def _resolve_embedding_key(values: dict[str, Any], labels: dict[str, str],
+                           environ: Mapping[str, str], secrets: list[str]) -> None:
+    """``[search] embedding_api_key_env = "VAR"`` becomes ``embedding_api_key``, read from
+    ``environ`` (the key itself never lives in nanomem.toml)."""
+    label = labels.pop("embedding_api_key_env")
+    var = values.pop("embedding_api_key_env")
+    if not isinstance(var, str) or not var:
+        raise ConfigError(f"{label} must name an environment variable, not {var!r}; e.g. "
+                          'embedding_api_key_env = "EMBED_KEY"')
+    if not environ.get(var):
+        raise ConfigError(f"{label} reads the environment variable {var!r}, which is not set; "
+                          "set it or remove the line")
+    values["embedding_api_key"] = environ[var]
+    labels["embedding_api_key"] = label
+    secrets.append(environ[var])
+
+
+def _check_embeddings(cfg: Config, labels: Mapping[str, str]) -> None:
+    """Dense retrieval that is on needs a model and an endpoint to post to."""
+    if not cfg.embeddings:
+        return
+    label = labels.get("embeddings", "[search] 'embeddings'")
+    if not cfg.embedding_model:
+        raise ConfigError(f"{label} is on but [search] embedding_model is not set; name the "
+                          'embedding model, e.g. embedding_model = "nomic-embed-text", or turn '
+                          "embeddings off")
+    if not cfg.embeddings_endpoint:
+        raise ConfigError(
+            f"{label} is on but there is no embeddings endpoint: provider {cfg.provider!r} "
+            "has none; set [search] embedding_base_url to an OpenAI-compatible server, e.g. "
+            '"http://localhost:11434/v1" (Ollama), or use provider \'openai\' with a base_url, '
+            "or turn embeddings off"
+        )
 
 
 # What git accepts in a commit identity ``Name <email>`` (git fsck --strict): no angle

@@ -16,7 +16,7 @@ from benchmarks import embed_server
 from benchmarks.embed_server import INSTALL, load_encoder, make_server, plan_reply
 from benchmarks.recall import run as recall_run
 from benchmarks.recall.data import parse_conversation
-from benchmarks.recall.run import dense_overrides, offline_engine, score_conversation, set_rrf_k
+from benchmarks.recall.run import dense_overrides, score_conversation, set_rrf_k
 from nanomem.engines.embeddings import EmbeddingsClient
 from nanomem.errors import ProviderError
 from nanomem.search import index as search_index
@@ -124,9 +124,8 @@ def test_recall_benchmark_embeds_through_the_server(served, tmp_path):
     conv = parse_conversation(tiny(), source="tiny.json")
     root = tmp_path / "ws"
     overrides = {**TINY_WINDOW, **dense_overrides(url, "fake-model")}
-    replayed, rows = asyncio.run(score_conversation(conv, root, overrides=overrides,
-                                                    engine_factory=offline_engine))
-    assert replayed.dreams.get("committed", 0) >= 1  # the offline engine ran, not the provider
+    replayed, rows = asyncio.run(score_conversation(conv, root, overrides=overrides))
+    assert replayed.dreams.get("committed", 0) >= 1  # the offline engine ran: no chat server
     assert [r.question for r in rows] == ["q01", "q02", "q03"]
     assert all(r.metrics["recall@5"] is not None for r in rows)
     asked = {text for batch in encoder.batches for text in batch}
@@ -152,9 +151,9 @@ def test_main_passes_the_switch_to_the_run(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         recall_run.main(["--conversation", "maya-jonas", "--embeddings", "http://127.0.0.1:1/v1",
                          "--embed-model", "m"])
-    assert seen["overrides"] == {"provider": "openai", "base_url": "http://127.0.0.1:1/v1",
-                                 "embeddings": True, "embedding_model": "m"}
-    assert seen["engine_factory"] is offline_engine
+    assert seen["overrides"] == {"embeddings": True, "embedding_base_url": "http://127.0.0.1:1/v1",
+                                 "embedding_model": "m"}
+    assert seen["engine_factory"] is None  # the configured provider: offline
 
 
 def test_set_rrf_k_changes_the_fusion_constant(monkeypatch):

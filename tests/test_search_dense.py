@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+import httpx
 import pytest
 
 from nanomem.config import Config, load_config
@@ -212,3 +213,100 @@ def test_dense_search_with_an_empty_vector_ranking_keeps_the_bm25_order(workspac
     bm25, fused = results
     assert len(bm25) == 10
     assert fused == bm25  # before, fusing replaced BM25 by 1 / (60 + rank) and recency reordered it
+
+
+EMBED_KEY = "sk-embed-only-9876543210"
+EMBED_URL = "http://embeddings.test/v1"  # another server than the provider's
+
+
+def _recording(fake: FakeLLM, urls: list[str]) -> httpx.MockTransport:
+    """The fake's transport, noting the full URL of every request."""
+    inner = fake.transport()
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        urls.append(str(request.url))
+        return inner.handle_request(request)
+
+    return httpx.MockTransport(handle)
+
+
+def test_dense_search_with_the_offline_engine_posts_to_its_own_endpoint(workspace: Path) -> None:
+    (workspace / "nanomem.toml").write_text(
+        f'[search]\nembeddings = true\nembedding_model = "embed-small"\n'
+        f'embedding_base_url = "{EMBED_URL}"\nembedding_api_key_env = "EMBED_KEY"\n', "utf-8")
+    cfg = load_config(workspace, environ={"EMBED_KEY": EMBED_KEY})
+    fake, urls = _fake(), []
+    client = make_embedder(cfg, transport=_recording(fake, urls), sleep=lambda _: None)
+
+    with Memory(workspace, config=cfg, clock=_clock, embedder=client) as mem:
+        for i, text in enumerate(TURNS):
+            mem.archive.append_messages(
+                [{"role": "user", "content": text, "timestamp": f"2026-05-08T09:{i:02d}:00"}],
+                session_key=f"s{i}", start=0, chunk=f"c{i}")
+        fused = _texts(mem, "what is my dog called")
+        engine = mem.engine.name
+
+    assert cfg.provider == "offline" and engine == "offline"
+    assert PARAPHRASE in fused  # only the vectors find it
+    assert urls and set(urls) == {f"{EMBED_URL}/embeddings"}
+    assert fake.embedding_requests[0].headers["authorization"] == f"Bearer {EMBED_KEY}"
+    assert fake.recorded == []  # no chat request: the offline engine needs no server
+    assert EMBED_KEY not in repr(cfg) and EMBED_KEY in cfg.secrets
+
+
+def test_make_embedder_sends_the_provider_credentials_only_to_the_provider(
+        workspace: Path) -> None:
+    provider = dataclasses.replace(
+        _config(on=True), headers={"x-gateway-token": "gw-secret"}, query={"api-version": "1"})
+    fake, urls = FakeLLM(), []
+    for cfg in (provider, dataclasses.replace(provider, embedding_base_url=EMBED_URL)):
+        client = make_embedder(cfg, transport=_recording(fake, urls))
+        assert client is not None
+        client.embed(["hello"])
+
+    own, other = fake.embedding_requests
+    assert own.headers["authorization"] == f"Bearer {KEY}"
+    assert own.headers["x-gateway-token"] == "gw-secret"
+    assert urls[0] == f"{FakeLLM.base_url}/embeddings?api-version=1"
+    assert "authorization" not in other.headers and "x-gateway-token" not in other.headers
+    assert urls[1] == f"{EMBED_URL}/embeddings"
+
+
+def test_make_embedder_uses_the_embeddings_key_on_the_provider_endpoint(workspace: Path) -> None:
+    cfg = dataclasses.replace(_config(on=True), embedding_api_key=EMBED_KEY)
+    fake = FakeLLM()
+    client = make_embedder(cfg, transport=fake.transport())
+    assert client is not None
+    client.embed(["hello"])
+
+    assert fake.embedding_requests[0].headers["authorization"] == f"Bearer {EMBED_KEY}"
+
+
+def test_config_rejects_offline_embeddings_without_an_endpoint_naming_the_line(
+        workspace: Path) -> None:
+    (workspace / "nanomem.toml").write_text(
+        '[search]\nembeddings = true\nembedding_model = "nomic-embed-text"\n', "utf-8")
+
+    with pytest.raises(ConfigError) as caught:
+        load_config(workspace, environ={})
+
+    message = str(caught.value)
+    assert "nanomem.toml line 2: [search] 'embeddings'" in message
+    assert "provider 'offline' has none" in message and "embedding_base_url" in message
+
+
+def test_config_rejects_an_embedding_key_variable_that_is_not_set(workspace: Path) -> None:
+    (workspace / "nanomem.toml").write_text(
+        f'[search]\nembeddings = true\nembedding_model = "m"\nembedding_base_url = "{EMBED_URL}"\n'
+        'embedding_api_key_env = "EMBED_KEY"\n', "utf-8")
+
+    with pytest.raises(ConfigError, match=r"line 5: \[search\] 'embedding_api_key_env' reads "
+                                          r"the environment variable 'EMBED_KEY', which is not set"):
+        load_config(workspace, environ={})
+
+
+def test_config_takes_the_provider_endpoint_for_embeddings_by_default(workspace: Path) -> None:
+    assert _config(on=True).embeddings_endpoint == FakeLLM.base_url
+    assert Config().embeddings_endpoint is None
+    own = dataclasses.replace(Config(), embedding_base_url=EMBED_URL)
+    assert own.embeddings_endpoint == EMBED_URL

@@ -14,7 +14,7 @@ For each conversation: a fresh workspace, every turn fed in order with its real 
 - today's ``Memory.context(B)`` with no query, B = 1000 and 2000: answer containment.
 
 ``--embeddings URL --embed-model NAME`` turns dense retrieval on as a user would
-(``[provider] base_url = URL``, ``[search] embeddings = true``, ``embedding_model = NAME``),
+(``[search] embeddings = true``, ``embedding_base_url = URL``, ``embedding_model = NAME``),
 with the offline engine still doing consolidation and Dream; ``benchmarks/embed_server.py``
 serves such a URL locally. ``--rrf-k N`` changes the fusion constant (an experiment knob).
 
@@ -39,8 +39,6 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: python benchmarks/recall/run.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from nanomem.config import Config
-from nanomem.engines.chat import ChatModel
 from nanomem.memory import Memory
 from nanomem.search import index as search_index
 from nanomem.search.rank import fuse_ranks
@@ -98,15 +96,7 @@ def ask(conv: Conversation, q: Question, memory: Memory, bm25: RawBM25,
 
 def dense_overrides(url: str, model: str) -> dict[str, Any]:
     """The configuration a user writes for dense retrieval through ``url`` (no API key)."""
-    return {"provider": "openai", "base_url": url, "embeddings": True, "embedding_model": model}
-
-
-def offline_engine(workspace: Workspace, config: Config, clock: ScriptClock) -> ChatModel:
-    """The offline engine, whatever provider the configuration names (its base_url then
-    serves only the embeddings)."""
-    from nanomem.engines.offline.engine import OfflineEngine
-
-    return OfflineEngine(clock=clock)
+    return {"embeddings": True, "embedding_base_url": url, "embedding_model": model}
 
 
 def set_rrf_k(k: int) -> None:
@@ -190,13 +180,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     progress = lambda line: print(f"  {line}", file=sys.stderr)  # noqa: E731
     overrides = dense_overrides(args.embeddings, args.embed_model) if args.embeddings else None
-    factory = offline_engine if args.embeddings else None
     if args.rrf_k is not None:
         set_rrf_k(args.rrf_k)
 
     def run(workdir: Path) -> tuple[list[Replayed], list[QuestionOutcome], list[str]]:
         replays, rows = asyncio.run(run_benchmark(conversations, workdir, overrides=overrides,
-                                                  progress=progress, engine_factory=factory))
+                                                  progress=progress))
         return replays, rows, api_notes(replays[0].root)
 
     if args.keep:

@@ -2,8 +2,9 @@
 
 ``POST {base_url}/embeddings`` with ``{"model": ..., "input": [texts]}``, in batches of
 :data:`BATCH`; the reply's ``data[i].embedding`` (ordered by ``index``) is one vector per text.
-It follows :class:`~nanomem.engines.openai.OpenAIProvider`'s conventions: the configured
-provider's base URL, API key, auth header, headers and query; a timeout; bounded retries with
+It follows :class:`~nanomem.engines.openai.OpenAIProvider`'s conventions: the endpoint of
+``[search] embedding_base_url``, else the provider's (its API key, auth header, headers and
+query, see :func:`make_embedder`); a timeout; bounded retries with
 exponential backoff on 429 (honouring ``Retry-After``), 5xx and transport errors. httpx
 exceptions become :class:`~nanomem.errors.ProviderError` here and nowhere else, and no message
 or log record contains the API key or a secret header value.
@@ -114,7 +115,7 @@ class EmbeddingsClient:
             if status >= 400:
                 detail = error_text(payload) or reply.text[:200]
                 raise ProviderError(self._scrub(
-                    f"POST {self.url}: HTTP {status} ({detail}); check base_url and "
+                    f"POST {self.url}: HTTP {status} ({detail}); check the embeddings base URL and "
                     f"[search] embedding_model {self.model!r}"))
             return self._parse(payload, len(texts))
         raise AssertionError("unreachable")  # pragma: no cover
@@ -144,14 +145,23 @@ class EmbeddingsClient:
 
 def make_embedder(config: Config, *, transport: httpx.BaseTransport | None = None,
                   sleep: Callable[[float], None] = time.sleep) -> EmbeddingsClient | None:
-    """The embeddings client of ``config``, or ``None`` when ``[search] embeddings`` is off."""
-    if not config.embeddings or not config.base_url or not config.embedding_model:
+    """The embeddings client of ``config``, or ``None`` when ``[search] embeddings`` is off.
+
+    On the provider's own endpoint it sends the provider's key (unless ``[search]
+    embedding_api_key_env`` names another), auth header, headers and query. Another server
+    (``[search] embedding_base_url``) gets only the embeddings key, as a bearer token: the
+    provider's credentials never leave for a server they were not written for.
+    """
+    url = config.embeddings_endpoint
+    if not config.embeddings or not url or not config.embedding_model:
         return None
+    same = config.provider == "openai" and url.rstrip("/") == (config.base_url or "").rstrip("/")
     return EmbeddingsClient(
-        config.base_url, config.api_key, config.embedding_model,
-        timeout=config.request_timeout, max_retries=config.max_retries, transport=transport,
-        sleep=sleep, headers=config.headers, query=config.query, auth_header=config.auth_header,
-        secrets=config.secrets,
+        url, config.embedding_api_key or (config.api_key if same else None),
+        config.embedding_model, timeout=config.request_timeout,
+        max_retries=config.max_retries, transport=transport, sleep=sleep,
+        headers=config.headers if same else None, query=config.query if same else None,
+        auth_header=config.auth_header if same else "authorization", secrets=config.secrets,
     )
 
 
