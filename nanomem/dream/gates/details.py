@@ -4,12 +4,15 @@ A line rewritten by an ``edit_file`` call (a removed bullet that shares a word w
 one) may lose its old value, the one a correction replaces, and the words of the clause that
 held it, but not its other clauses. The line is cut into clauses by the rule the offline engine
 uses (:mod:`nanomem.text.clauses`). A clause is **lost** when the file, after the edit, no longer
-holds one of its values (numbers, identifiers, capitalised names, 《titles》) or more than half
-of its content words (stop words aside); for a clause in Chinese only its values count. One
+holds one of its values (numbers, identifiers, capitalised names, 《titles》), exactly as they
+were, or more than half of its content words (stop words aside), each compared by its stem
+(:mod:`nanomem.text.stems`: "hikes" keeps "hiking", "taught" keeps "teaches"); for a clause in
+Chinese only its values count. One
 lost clause is the correction's own; when two or more are lost, the edit drops facts, and the
 words it drops are those of every lost clause but the one closest to the new line (the largest
 share of its words found there). So a condensed line ("is a nurse" for "works as a nurse"), a
-line merged with another, or a value swapped in place passes; "Sam lives in York" for "Sam
+reworded one ("enjoys hikes" for "loves hiking"), a line merged with another, or a value swapped
+in place passes; "Sam lives in York" for "Sam
 works as a nurse at St Mary's and lives in Leeds" does not.
 
 A removed line that shares no word with any added line is a deletion, which the deletion guard
@@ -29,8 +32,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import NamedTuple
 
 from nanomem.text.overlap import distinctive, tokens
+from nanomem.text.stems import stem, stems
 from nanomem.text.clauses import clauses, names_new_thing
 from nanomem.vocab import BULLET, HAN_CHAR
 
@@ -48,7 +53,7 @@ def find_dropped(before: str, after: str) -> list[tuple[str, list[str]]]:
     if not gone or not new:
         return []
     plain = _COMMENT.sub(" ", after)
-    rest = tokens(plain) | distinctive(plain) | set(_TITLE.findall(plain))
+    rest = _Kept(tokens(plain) | distinctive(plain) | set(_TITLE.findall(plain)), stems(tokens(plain)))
     out = []
     for line in gone:
         body = _body(line)
@@ -61,18 +66,29 @@ def find_dropped(before: str, after: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _lost_words(body: str, related: str, rest: set[str] | frozenset[str]) -> list[str]:
+class _Kept(NamedTuple):
+    """What a text holds: its values and words as they are, and its words' stems."""
+
+    exact: frozenset[str]
+    stems: frozenset[str]
+
+    def holds_word(self, word: str) -> bool:
+        return word in self.exact or stem(word) in self.stems
+
+
+def _lost_words(body: str, related: str, rest: _Kept) -> list[str]:
     """The values and words of ``body``'s lost clauses but the one closest to ``related``."""
     lost = []  # (closeness to the new line, values gone, words gone) of each lost clause
-    mine = tokens(related) | distinctive(related)
+    mine = _Kept(tokens(related) | distinctive(related), stems(tokens(related)))
     for clause in clauses(body):
         values, words = _values(clause), _words(clause)
         if not values and not words:
             continue
-        gone_values = sorted(values - rest)
-        gone_words = sorted(words - values - rest)
+        gone_values = sorted(values - rest.exact)  # a value is kept only as it was
+        gone_words = sorted(w for w in words - values if not rest.holds_word(w))
         if gone_values or 2 * len(gone_words) > len(words):
-            closeness = len((values | words) & mine) / len(values | words)
+            near = len(values & mine.exact) + sum(1 for w in words - values if mine.holds_word(w))
+            closeness = near / len(values | words)
             lost.append((closeness, gone_values, gone_words))
     if len(lost) < 2:
         return []  # at most the correction's own clause goes
