@@ -1,14 +1,16 @@
 """The memory repository: every change to the memory files is a real git commit (dulwich).
 
-This is the ONLY module that imports dulwich. It tracks exactly ``SOUL.md``, ``USER.md``,
-``memory/MEMORY.md`` and the questions ``memory/PENDING.md``; cursors and the audit are never
-tracked (the dream cursor lives in the ``Dream-Cursor:`` trailer of each ``dream:`` commit).
+Its public methods are where dulwich errors become :class:`~nanomem.errors.GitStoreError`
+(``versions/`` is the only package that imports dulwich). It tracks exactly ``SOUL.md``,
+``USER.md``, ``memory/MEMORY.md`` and the questions ``memory/PENDING.md``; cursors and the
+audit are never tracked (the dream cursor lives in the ``Dream-Cursor:`` trailer of each ``dream:`` commit).
 
 Where the git dir lives (``.nanomem.git`` or ``.git``, DESIGN §5) is decided by
 :mod:`nanomem.versions.location`; the outer repository is never touched.
 
 Commits are built from the tracked files only (blob, tree and commit objects written straight
-into the object store), so their cost follows the memory files, never the workspace::
+into the object store, trees by :mod:`nanomem.versions.trees`), so their cost follows the
+memory files, never the workspace::
 
     store = GitStore.open(ws, cfg)              # finds or creates, makes the ``init:`` commit
     info = store.commit("dream: 2 facts", body, {"Dream-Cursor": 42, "Batch": "30-42"})
@@ -23,7 +25,6 @@ import functools
 import heapq
 import logging
 import re
-import stat
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -31,12 +32,10 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from dulwich.errors import (ChecksumMismatch, NotGitRepository, ObjectFormatException,
                             PackedRefsException, RefFormatError)
-from dulwich.objects import Blob, Commit, ShaFile, Tree
+from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
 if TYPE_CHECKING:
-    from dulwich.object_store import BaseObjectStore
-    from dulwich.objects import ObjectID
     from dulwich.refs import Ref
 
 from nanomem.versions import location as gitdir
@@ -58,9 +57,11 @@ from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.location import SEPARATE_GIT_DIR, merge_whitelist
 from nanomem.store.journal import WriteJournal
 from nanomem.store.memfiles import read_versioned_files
-from nanomem.versions.gitindex import FILE_MODE, update_index
+from nanomem.versions.gitindex import update_index
 from nanomem.versions.journaled import commit_journaled
 from nanomem.versions.statusstamp import write_commit_stamp
+from nanomem.versions.trees import (MissingObjectError, build_tree, get_object, oid,
+                                    read_object, tree_blobs, tree_files)
 from nanomem.store.workspace import VERSIONED_FILES, Workspace
 
 __all__ = ["SEPARATE_GIT_DIR", "CommitInfo", "GitStore", "RestoreResult", "locate_git_dir"]
@@ -74,11 +75,6 @@ _HEX = re.compile(r"^[0-9a-f]{4,40}$")
 _T = TypeVar("_T")
 
 
-class _MissingObject(GitStoreError):
-    """An object the repository refers to is not in its object store (a damaged repository).
-    Only this lookup failure means damage: any other ``KeyError`` is a bug and propagates."""
-
-
 def _translated(method: Callable[..., _T]) -> Callable[..., _T]:
     """Turn dulwich and OS failures inside ``method`` into one :class:`GitStoreError`."""
 
@@ -87,7 +83,7 @@ def _translated(method: Callable[..., _T]) -> Callable[..., _T]:
         try:
             return method(self, *args, **kwargs)
         except GitStoreError as exc:
-            if not isinstance(exc, _MissingObject):
+            if not isinstance(exc, MissingObjectError):
                 raise
             raise GitStoreError(
                 f"{self.git_dir}: {method.__name__} failed ({exc}); "
@@ -120,8 +116,8 @@ def head_entries(root: Path) -> set[str] | None:
         head = _head_of(repo)
         if head is None:
             return None
-        commit = _read_object(repo.object_store, head.encode(), Commit)
-        tree = _read_object(repo.object_store, commit.tree, Tree)
+        commit = read_object(repo.object_store, head.encode(), Commit)
+        tree = read_object(repo.object_store, commit.tree, Tree)
         return {entry.path.decode("utf-8", "replace") for entry in tree.items()}
     finally:
         repo.close()
@@ -233,7 +229,7 @@ class GitStore:
         return None if head is None else self._commit(head)
 
     def _commit(self, sha: str) -> Commit:
-        obj = _get(self.repo.object_store, sha.encode("ascii"))
+        obj = get_object(self.repo.object_store, sha.encode("ascii"))
         if not isinstance(obj, Commit):
             raise ShaError(f"{sha[:7]} is a {obj.type_name.decode()}, not a commit")
         return obj
@@ -241,33 +237,6 @@ class GitStore:
     def _subject(self, sha: str) -> str:
         message = self._commit(sha).message.decode("utf-8", "replace")
         return message.split("\n", 1)[0]
-
-    def _tree_files(self, tree_id: bytes | None, *, refuse_links: bool = False) -> dict[str, bytes]:
-        """Bytes of each memory file in a tree (absent files left out)."""
-        if tree_id is None:
-            return {}
-        blobs = self._tree_blobs(tree_id, refuse_links=refuse_links)
-        store = self.repo.object_store
-        return {rel: _read_object(store, blob, Blob).data for rel, blob in blobs.items()}
-
-    def _tree_blobs(self, tree_id: bytes, *, refuse_links: bool = False) -> dict[str, bytes]:
-        """Blob id of each memory file in a tree. A symlink entry (made by real git) counts as
-        absent, or is refused with ``refuse_links``: its blob is a link path, never content."""
-        store = self.repo.object_store
-        blobs: dict[str, bytes] = {}
-        for rel in VERSIONED_FILES:
-            try:
-                mode, sha = _lookup(store, tree_id, rel)
-            except KeyError:
-                continue
-            if stat.S_ISLNK(mode) and refuse_links:
-                raise GitStoreError(
-                    f"{rel}: stored as a symlink in tree {tree_id.decode()[:7]}; nanomem never "
-                    "writes a link path into a file. Restore this file by hand with git"
-                )
-            if stat.S_ISREG(mode):
-                blobs[rel] = sha
-        return blobs
 
     def head(self) -> str | None:
         """The full sha of HEAD, or None before the first commit."""
@@ -277,7 +246,7 @@ class GitStore:
     def dirty_files(self) -> list[str]:
         """Memory files whose bytes differ from HEAD (edited, created or deleted)."""
         head = self._head_commit()
-        committed = self._tree_blobs(head.tree) if head else {}
+        committed = tree_blobs(self.repo.object_store, head.tree) if head else {}
         current = {rel: Blob.from_string(data).id
                    for rel, data in read_versioned_files(self.workspace).items()}
         return sorted(rel for rel in VERSIONED_FILES if committed.get(rel) != current.get(rel))
@@ -305,7 +274,7 @@ class GitStore:
 
     def _with(self, changes: Mapping[str, bytes | None]) -> dict[str, bytes]:
         head = self._head_commit()  # HEAD's memory files with ``changes`` (None removes one)
-        files = {**(self._tree_files(head.tree) if head else {}), **changes}
+        files = {**(tree_files(self.repo.object_store, head.tree) if head else {}), **changes}
         return {rel: data for rel, data in files.items() if data is not None}
 
     @_translated
@@ -321,7 +290,7 @@ class GitStore:
     ) -> str | None:
         store = self.repo.object_store
         head = self._head_commit()
-        tree_id = self._build_tree(head.tree if head else None, files)
+        tree_id = build_tree(store, head.tree if head else None, files)
         if head is not None and tree_id == head.tree and not record:
             return None
         if head is None and not files:
@@ -353,33 +322,6 @@ class GitStore:
         repack_if_loose(self.repo, self.git_dir)
         return commit.id.decode("ascii")
 
-    def _build_tree(self, base_tree: bytes | None, files: Mapping[str, bytes]) -> bytes:
-        """Root tree = HEAD's tree with the memory entries replaced (other entries kept)."""
-        store = self.repo.object_store
-        root = Tree() if base_tree is None else _copy_tree(_read_object(store, base_tree, Tree))
-        mem_entry = root[b"memory"] if b"memory" in root else None
-        memory = (
-            _copy_tree(_read_object(store, mem_entry[1], Tree))
-            if mem_entry and stat.S_ISDIR(mem_entry[0])
-            else Tree()
-        )
-        for rel in VERSIONED_FILES:
-            parent, name = (memory, rel.split("/")[1]) if "/" in rel else (root, rel)
-            key = name.encode()
-            if rel in files:
-                blob = Blob.from_string(files[rel])
-                store.add_object(blob)
-                parent[key] = (FILE_MODE, blob.id)
-            elif key in parent:
-                del parent[key]
-        if len(memory):
-            store.add_object(memory)
-            root[b"memory"] = (stat.S_IFDIR, memory.id)
-        elif b"memory" in root:
-            del root[b"memory"]
-        store.add_object(root)
-        return root.id
-
     @_translated
     def resolve(self, prefix: str) -> str:
         """Full sha of the commit whose sha starts with ``prefix`` (4-40 hex, any case).
@@ -396,7 +338,7 @@ class GitStore:
         store = self.repo.object_store
         found: list[str] = []
         for sha in store.iter_prefix(text.encode("ascii")):
-            if _get(store, sha).type_name == b"commit":
+            if get_object(store, sha).type_name == b"commit":
                 found.append(sha.decode("ascii"))
         if not found:
             raise ShaError(
@@ -418,7 +360,8 @@ class GitStore:
         full = self.resolve(sha)
         commit = self._commit(full)
         parent_tree = self._commit(commit.parents[0].decode()).tree if commit.parents else None
-        old, new = self._tree_files(parent_tree), self._tree_files(commit.tree)
+        store = self.repo.object_store
+        old, new = tree_files(store, parent_tree), tree_files(store, commit.tree)
         files = tuple(rel for rel in VERSIONED_FILES if old.get(rel) != new.get(rel))
         diff = "".join(render_file_diff(rel, old.get(rel), new.get(rel)) for rel in files)
         return dataclasses.replace(_header_info(commit), sha=full, files=files, diff=diff)
@@ -498,7 +441,8 @@ class GitStore:
                 f"(not reachable from HEAD); run `nanomem log` to list versions"
             )
         manual = self.commit_manual_if_dirty()
-        wanted = self._tree_files(self._commit(target.parents[0]).tree, refuse_links=True)
+        wanted = tree_files(self.repo.object_store, self._commit(target.parents[0]).tree,
+                            refuse_links=True)
         current = read_versioned_files(self.workspace)
         changed = [rel for rel in VERSIONED_FILES if current.get(rel) != wanted.get(rel)]
         if not changed:
@@ -521,9 +465,9 @@ class GitStore:
     def _parents_of(self, raw: bytes) -> list[bytes]:
         """Parent ids of a commit, read from its raw header (no full parse)."""
         try:
-            _, data = self.repo.object_store.get_raw(_oid(raw.hex().encode("ascii")))
+            _, data = self.repo.object_store.get_raw(oid(raw.hex().encode("ascii")))
         except KeyError:
-            raise _MissingObject(f"commit {raw.hex()[:7]} is missing") from None
+            raise MissingObjectError(f"commit {raw.hex()[:7]} is missing") from None
         parents = []
         pos = data.index(b"\n") + 1  # after the tree line
         while data.startswith(b"parent ", pos):
@@ -533,52 +477,8 @@ class GitStore:
 
 
 _HEAD = cast("Ref", b"HEAD")
-_Object = TypeVar("_Object", Blob, Commit, Tree)
 
 
 def _header_info(commit: Commit) -> CommitInfo:  # no tree read: files and diff empty
     return parse_commit_header(commit.id.decode("ascii"), commit.message, commit.commit_time,
                                commit.commit_timezone, [p.decode("ascii") for p in commit.parents])
-
-
-def _oid(sha: bytes) -> ObjectID:
-    """``sha`` (40 hex digits as bytes) as the object id type dulwich's annotations ask for."""
-    return cast("ObjectID", sha)
-
-
-def _get(store: BaseObjectStore, sha: bytes) -> ShaFile:
-    """The object ``sha`` of ``store``; a missing one is a :class:`_MissingObject`."""
-    try:
-        return store[_oid(sha)]
-    except KeyError:
-        raise _MissingObject(f"object {sha.decode('ascii', 'replace')[:7]} is missing") from None
-
-
-def _read_object(store: BaseObjectStore, sha: bytes, kind: type[_Object]) -> _Object:
-    """The object ``sha``, checked to be a ``kind``; another kind means a damaged repository."""
-    obj = _get(store, sha)
-    if not isinstance(obj, kind):
-        raise GitStoreError(
-            f"object {sha.decode('ascii', 'replace')[:7]} is a {obj.type_name.decode()}, not a "
-            f"{kind.__name__.lower()}: the repository is damaged; check it with git fsck"
-        )
-    return obj
-
-
-def _copy_tree(tree: Tree) -> Tree:
-    copy = Tree()
-    for entry in tree.items():
-        copy[entry.path] = (entry.mode, entry.sha)
-    return copy
-
-
-def _lookup(store, tree_id: bytes, rel: str) -> tuple[int, bytes]:
-    """(mode, sha) of ``rel`` inside a tree; KeyError when absent."""
-    current = tree_id
-    mode = stat.S_IFDIR
-    for part in rel.split("/"):
-        if not stat.S_ISDIR(mode):
-            raise KeyError(rel)
-        tree = _read_object(store, current, Tree)
-        mode, current = tree[part.encode()]
-    return mode, current
