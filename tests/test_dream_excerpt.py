@@ -9,7 +9,7 @@ import pytest
 
 from nanomem.dream.excerpt import plan_excerpt, render_excerpt, render_excerpt_note
 from nanomem.dream.prompt import ExcerptRule, render_files
-from nanomem.dream.run import FINISH_WAITS
+from nanomem.dream.batchloop import FINISH_WAITS
 from nanomem.engines.chat import ChatRequest, ChatResponse
 from nanomem.engines.offline.engine import OfflineEngine
 from tests.dream_fixtures import NOW, Setup, add_fact, finish, make_setup, provider_over, user_message

@@ -13,8 +13,9 @@ The sequence:
    cursor file), and redact credentials typed into the memory files on disk
    (:func:`nanomem.store.memfiles.redact_memory_files`);
 2. read the entries after the dream cursor and cut them into batches (:mod:`nanomem.dream.prompt`);
-3. for each batch, run the tool loop against ONE staged copy shared by the whole run: every call
-   goes through :func:`nanomem.dream.tools.execute_tool_call` (jsonschema, then the gates); a batch
+3. for each batch, run the tool loop (:mod:`nanomem.dream.batchloop`) against ONE staged copy
+   shared by the whole run: every call goes through
+   :func:`nanomem.dream.tools.execute_tool_call` (jsonschema, then the gates); a batch
    completes only through ``finish``, which may come in the same reply as the edits (one request
    per batch); a ``finish`` beside a refused call waits one round, once per batch, so the model
    hears the refusal; text alone gets one nudge, then the run fails;
@@ -42,31 +43,31 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from nanomem.dream import audit
 from nanomem.dream.audit import Refusal
+from nanomem.dream.batchloop import BatchLoop, Tally
 from nanomem.dream.ledger import LedgerEntry, parse_ledger_facts, plan_ledger, summarize_ledger
 from nanomem.dream.moves import plan_moved_entries, plan_moves, plan_reinforced
 from nanomem.dream.selftest import RecallHealth, check_recall, render_recall_lines
-from nanomem.engines.chat import ChatModel, ChatRequest, engine_session
+from nanomem.engines.chat import ChatModel, engine_session
 from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.instructions import read_instructions
-from nanomem.dream.prompt import (NUDGE, Batch, DreamTask, ExcerptRule, plan_batches,
-                                  plan_excerpted, render_batch_text, render_messages)
-from nanomem.dream.questions import MAX_QUESTIONS, render_question_audit
+from nanomem.dream.prompt import Batch, DreamTask, plan_batches
+from nanomem.dream.questions import render_question_audit
 from nanomem.errors import (EditConflictError, GitStoreError, HistoryError, NanomemError,
-                            ProviderError, ShaError, WorkspaceError)
+                            ShaError, WorkspaceError)
 from nanomem.store.pending import Question, add_questions, parse_pending, read_pending_text, render_pending
 from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
 from nanomem.store.journal import WriteJournal
 from nanomem.store.moved import read_moved_text, write_moved_text
 from nanomem.versions.journaled import commit_journaled
-from nanomem.dream.tools import DREAM_TOOLS, StagedFiles, ToolContext, execute_tool_call, render_safe_reply
+from nanomem.dream.tools import StagedFiles
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 from nanomem.vocab import PENDING
 
@@ -74,20 +75,8 @@ __all__ = ["DreamResult", "DreamTask", "Refusal", "run_dream"]
 
 log = logging.getLogger(__name__)
 
-WRITE_TOOLS = frozenset({"edit_file", "write_file"})
 # search(query, k, files) -> hits with .text; ``files`` holds the new bytes of changed files
 Search = Callable[[str, int, Mapping[str, bytes]], Sequence[Any]]
-TOOL_CHOICE = "required"  # a Dream reply must be a tool call; text gets one nudge
-FINISH_WAITS = ("error: not finished yet: a call in this reply was refused (its error says why). "
-                "Fix it or leave it, then call finish again; that finish ends the batch.")
-
-
-def _finish_waits(outcomes: list[tuple[Any, Any]]) -> bool:
-    """A ``finish`` sent in the same reply as a refused call waits one round, once per batch,
-    so the model sees the refusal before the batch ends (the next ``finish`` always counts).
-    An edit queued as a question for the person is not a refusal to fix: it does not wait."""
-    return (any(o.finish is not None for _, o in outcomes)
-            and any(not o.accepted and o.question is None for _, o in outcomes))
 
 
 @dataclass(frozen=True)
@@ -192,15 +181,6 @@ def _replay_span(store: Any, sha: str) -> _Replay:
     return _Replay(info.sha, int(first), int(last))
 
 
-@dataclass
-class _Tally:
-    accepted: int = 0
-    refusals: list[Refusal] = field(default_factory=list)
-    refused_more: int = 0  # refusals beyond dream_max_refusals: counted, not listed
-    notes: list[str] = field(default_factory=list)
-    questions: list[Question] = field(default_factory=list)  # numbered by _plan_questions
-
-
 class _Run:
     """One run's collaborators and state; :meth:`execute` is the sequence of the module doc."""
 
@@ -211,7 +191,7 @@ class _Run:
         self.dry_run = dry_run
         self.clock = clock or (lambda: datetime.now().astimezone())
         self.progress = progress
-        self.tally = _Tally()
+        self.tally = Tally()
         self.replay: _Replay | None = None
         self.before = 0
         self.batches: list[Batch] = []
@@ -249,8 +229,10 @@ class _Run:
         staged = StagedFiles(originals)
         self.reinforced = plan_reinforced(audit.read_audit_tail(self.ws.audit))
         instructions, _ = read_instructions(self.ws)
+        loop = BatchLoop(self.engine, self.config, self.ws.root, self.tally,
+                         reinforced=self.reinforced, clock=self.clock, say=self.say)
         for index, batch in enumerate(batches, 1):
-            failure = await self._run_batch(batch, index, staged, instructions)
+            failure = await loop.run(batch, index, len(batches), staged, instructions)
             if failure is not None:
                 return self._failed(failure)
         after = self._cursor_after()
@@ -387,91 +369,6 @@ class _Run:
         if replay is not None:  # never backwards, and never past entries that were not processed
             return max(before, replay.last) if replay.first - 1 <= before else before
         return max([before, *(b.completes for b in self.batches if b.completes is not None)])
-
-    async def _run_batch(self, batch: Batch, index: int, staged: StagedFiles,
-                         instructions: str) -> str | None:
-        """Run one batch's conversation; return None on ``finish`` or the failure reason."""
-        count = len(self.batches)
-        self.say(f"batch {index}/{count}: entries {batch.span}")
-        caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
-        now = self.clock()
-        rule = ExcerptRule(tuple(seg.text for seg in batch.segments),
-                           min_tokens=self.config.dream_excerpt_tokens, today=now.date(),
-                           ttl_days=self.config.ephemeral_ttl_days)
-        context = ToolContext(batch_text=render_batch_text(batch), config=self.config,
-                              workspace_root=self.ws.root, batch=batch.span,
-                              unread_excerpts=plan_excerpted(staged.current, rule))
-        messages = render_messages(instructions, staged.current, caps, batch, index=index,
-                                   count=count, excerpt=rule)
-        nudged = deferred = False
-        for _ in range(max(1, self.config.dream_max_iterations)):
-            task = DreamTask(batch=batch.entries(), files=dict(staged.current), now=now,
-                             ttl_days=self.config.ephemeral_ttl_days, caps=caps,
-                             max_deletion_share=self.config.max_deletion_share,
-                             reinforced=self.reinforced)
-            request = ChatRequest(messages=tuple(messages), tools=DREAM_TOOLS,
-                                  tool_choice=TOOL_CHOICE, task=task, stage="dream")
-            try:
-                response = await self.engine.complete(request)
-            except ProviderError as exc:
-                return f"batch {batch.span}: the model endpoint failed: {exc}"
-            messages.append(render_safe_reply(response.assistant_message()))
-            if not response.tool_calls:
-                if nudged:
-                    return (f"batch {batch.span}: the model replied without calling finish, "
-                            "even after a nudge; nothing was changed")
-                nudged = True
-                self.say("  the model replied in text; nudging it once to use the tools")
-                messages.append({"role": "user", "content": NUDGE})
-                continue
-            outcomes = []
-            for call in response.tool_calls:
-                outcome = execute_tool_call(call, staged, context)
-                if outcome.tool == "read_file" and outcome.accepted and outcome.path:
-                    context = replace(  # read whole: a rewrite may now be judged
-                        context, unread_excerpts=context.unread_excerpts - {outcome.path})
-                outcomes.append((call, outcome))
-            defer = not deferred and _finish_waits(outcomes)
-            deferred = deferred or defer
-            finished = False
-            for call, outcome in outcomes:
-                if defer and outcome.finish is not None:  # let the model see the refusals first
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": FINISH_WAITS})
-                    continue
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.result})
-                finished = self._record(call, outcome, batch) or finished
-            if finished:
-                return None
-        return (f"batch {batch.span}: no finish call within {self.config.dream_max_iterations} "
-                "requests (dream_max_iterations); nothing was changed")
-
-    def _record(self, call: Any, outcome: Any, batch: Batch) -> bool:
-        """Count one outcome; True when it is an accepted ``finish``."""
-        where = outcome.path or "-"
-        if outcome.question is not None and len(self.tally.questions) < MAX_QUESTIONS:
-            self.tally.questions.append(outcome.question)
-            self.say(f"  {outcome.tool} {where}: a question for the person ({outcome.question.kind})")
-            return False
-        if outcome.question is not None:  # over the cap: an ordinary refusal, audited
-            outcome = replace(outcome, reason=f"{outcome.question.reason}; more than "
-                              f"{MAX_QUESTIONS} questions in one run, not asked")
-        if not outcome.accepted and len(self.tally.refusals) >= self.config.dream_max_refusals:
-            self.tally.refused_more += 1
-            return False
-        if not outcome.accepted:
-            arguments = outcome.arguments if outcome.arguments is not None else call.arguments
-            self.tally.refusals.append(Refusal(outcome.tool, outcome.path, outcome.reason or outcome.result,
-                                               arguments=arguments, batch=batch.span))
-            self.say(f"  {outcome.tool} {where}: refused: {outcome.reason}")
-            return False
-        if outcome.finish is not None:
-            self.tally.notes.append(outcome.finish.note)
-            self.say(f"  finish: {outcome.finish.status}")
-            return True
-        if outcome.tool in WRITE_TOOLS:
-            self.tally.accepted += 1
-            self.say(f"  {outcome.tool} {where}: {outcome.result}")
-        return False
 
     def _body(self, changes: Mapping[str, tuple[int, int]], diff: str) -> str:
         return audit.render_body(span=self.span or "", batches=len(self.batches), changes=changes,
