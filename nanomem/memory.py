@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import logging
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -41,34 +40,30 @@ from nanomem.config import Config, load_config
 from nanomem.consolidate.run import ConsolidationResult, consolidate
 from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
 from nanomem.consolidate.turn import TurnResult, record_turn
-from nanomem.text.context import PendingEntry, render_context, render_context_memo
 from nanomem.dream.instructions import read_instructions, write_instructions
 from nanomem import revisions
 from nanomem.dream.answer import AnswerResult
 from nanomem.dream.run import DreamResult, run_dream
-from nanomem.errors import ConfigError, NanomemError, WorkspaceError
+from nanomem.errors import ConfigError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt
 from nanomem.forget.run import ForgetOptions, run_forget
-from nanomem.store.filecache import MemoryFileCache
 from nanomem.jobs import DreamJob, local_now, run_sync
+from nanomem.memoryblock import MemoryBlock
 from nanomem.status import MemoryStatus, read_status
 from nanomem.versions.commits import CommitInfo, RestoreResult
 from nanomem.versions.gitstore import GitStore, locate_git_dir
 from nanomem.store.archive import Archive
-from nanomem.store.saidtimes import SaidTimes
 from nanomem.store.history import History
 from nanomem.search.index import SearchIndex
 from nanomem.search.rank import Hit
-from nanomem.search.recall import check_search_args, plan_recall, plan_recall_k
+from nanomem.search.recall import check_search_args
 from nanomem.search.vectors import Embedder
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
 from nanomem.store.memfiles import redact_memory_files
-from nanomem.store.pending import Question, read_question_lines
+from nanomem.store.pending import Question
 from nanomem.store.moved import MovedLine, parse_moved, read_moved_text
 from nanomem.engines.registry import make_engine
-from nanomem.store.workspace import MEMORY_FILES, Workspace, template_lines
-
-log = logging.getLogger(__name__)
+from nanomem.store.workspace import Workspace
 
 
 class Memory:
@@ -114,9 +109,8 @@ class Memory:
             dream_cursor_fallback=self._dream_cursor_from_git,
         )
         self.archive = Archive(self.workspace, clock=self.clock)
-        self._said = SaidTimes(self.workspace.archive_dir)
         self._index: SearchIndex | None = None
-        self._files = MemoryFileCache(self.workspace)
+        self._block = MemoryBlock(self.workspace, self.config, self.history)
 
     @property
     def engine(self) -> ChatModel:
@@ -460,11 +454,7 @@ class Memory:
     def read_files(self) -> dict[str, str]:
         """Text of each existing memory file, keyed by relative path, in prompt order. A file
         the symlink policy refuses is left out with a warning: it never reaches a prompt."""
-        refused: dict[str, str] = {}
-        files = self._files.read(refused)  # unchanged files are not read again
-        for reason in refused.values():
-            log.warning("%s; it is left out of the memory block", reason)
-        return {rel: data.decode("utf-8", errors="replace") for rel, data in files.items()}
+        return self._block.read_files()
 
     def context(self, budget_tokens: int, query: str | None = None) -> str:
         """The memory block for a system prompt, at most ``budget_tokens`` tokens.
@@ -481,26 +471,9 @@ class Memory:
         ## SOUL.md 212/4,000 chars
         ...
         """
-        caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
-        files = self.read_files()
-        dream_cursor = self.history.read_dream_cursor()
-        entries = self.history.read_since(dream_cursor)
-        said = self._said.read(entries)  # when their words were said, where the archive knows
-        pending = [PendingEntry(said.get(e.cursor, e.timestamp), e.content)
-                   for e in reversed(entries)]
-        skip = template_lines()  # cached: they ship with the package
-        questions = read_question_lines(self.workspace)  # memo by stat; a bad file is warned of
-        if query is None or not query.strip():
-            return render_context_memo(files, caps, budget_tokens, pending=pending, skip=skip,
-                                       questions=questions)
-        try:
-            hits = self.index.search(query, k=plan_recall_k(budget_tokens), collapse=False)
-        except NanomemError as exc:
-            log.warning("context: recall skipped: %s", exc)
-            hits = []
-        relevance, recalled = plan_recall(hits, query, dream_cursor=dream_cursor)
-        return render_context(files, caps, budget_tokens, relevance=relevance, pending=pending,
-                              recalled=recalled, skip=skip, questions=questions)
+        return self._block.render(
+            budget_tokens, query,
+            search=lambda text, k: self.index.search(text, k=k, collapse=False))
 
     def dream_prompt(self) -> tuple[str, str]:
         """The active Dream instructions and where they come from
