@@ -3,7 +3,8 @@
 Its public methods are where dulwich errors become :class:`~nanomem.errors.GitStoreError`
 (``versions/`` is the only package that imports dulwich). It tracks exactly ``SOUL.md``,
 ``USER.md``, ``memory/MEMORY.md`` and the questions ``memory/PENDING.md``; cursors and the
-audit are never tracked (the dream cursor lives in the ``Dream-Cursor:`` trailer of each ``dream:`` commit).
+audit are never tracked (the dream cursor lives in the ``Dream-Cursor:`` trailer of each
+``dream:`` commit).
 
 Where the git dir lives (``.nanomem.git`` or ``.git``, DESIGN §5) is decided by
 :mod:`nanomem.versions.location`; the outer repository is never touched.
