@@ -205,7 +205,10 @@ _NOT_NEAR = re.compile(r"[A-Za-z]+[#*]\d{1,3}[A-Za-z]?|[A-Za-z]+[!?]\d+(?:st|nd|
 # A password alone on its line (a whole message of one token, pasted into the wrong window:
 # "Sowa#4481"), a bullet or quotes around it allowed: mixed case, a digit and a symbol between
 # two letters or digits, as the cue-less rule asks, but a number sign before four digits or more
-# counts here ("Issue#42", "Room#12B" and "Standup@10am" alone still do not).
+# counts here ("Issue#42", "Room#12B" and "Standup@10am" alone still do not); or built from a
+# word with its symbols at the end, as TYPED_TRAILING asks inside a sentence: "Summer2024!",
+# "Falcon2024#" (a capital, a lower-case letter, two digits or more, 8 characters or more;
+# "Python3!", "Thanks!", "2024", "$45" alone are none). The accepted cost: "Euro2024!" alone.
 ALONE_PASSWORD = (r"(?m)^[ \t]*(?:[-*+][ \t]+)?[\"'“‘]?([A-Za-z0-9" + re.escape(PW_SYMBOLS)
                   + r"]{6,64})[\"'”’.!?]?[ \t]*\r?$")
 _ALONE_SHAPE = re.compile(r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[A-Za-z0-9]["
@@ -213,8 +216,11 @@ _ALONE_SHAPE = re.compile(r"(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[A-Za-z0-9]["
 
 
 def alone_password(value: str) -> bool:
-    """A token alone on its line that is shaped like a password ("Sowa#4481", not "Issue#42")."""
-    return bool(_ALONE_SHAPE.fullmatch(value)) and not _NOT_NEAR.fullmatch(value)
+    """A token alone on its line that is shaped like a password ("Sowa#4481", "Summer2024!";
+    not "Issue#42", "Python3!")."""
+    if _NOT_NEAR.fullmatch(value):
+        return False
+    return bool(_ALONE_SHAPE.fullmatch(value)) or typed_trailing(value)
 
 
 # A PIN near a word for a card's PIN ("6093 enter, hang on, that was me saying my card pin out

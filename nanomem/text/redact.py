@@ -75,6 +75,8 @@ KINDS: tuple[str, ...] = (
     "hex-token",
     "random-token",
 )
+# A placeholder :func:`redact` writes; only these kinds: "[REDACTED:sk-live-…]" hides nothing.
+PLACEHOLDER = re.compile(r"\[REDACTED:(?:" + "|".join(map(re.escape, KINDS)) + r")\]")
 
 
 @dataclass(frozen=True)
@@ -107,11 +109,20 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
     a longer run without whitespace than ``text`` has, is not run: it could match nothing, so the result is the same as the full
     scan (``prefilter=False``), only faster on ordinary prose.
 
+    A ``[REDACTED:…]`` placeholder already in ``text`` is opaque, so that redacting twice
+    changes nothing (``redact(redact(x).text) == redact(x)``): no match overlaps it, the word
+    in it ("password") is no cue, and a cue does not reach a token across it (the secret it
+    replaced was shorter, or longer, than the placeholder: distances changed).
+
     >>> [m.kind for m in find_secrets("AKIAIOSFODNN7EXAMPLE and KX-7731")]
     ['aws-key']
+    >>> find_secrets("Sowa$45 and [REDACTED:password]; api_key:[REDACTED:password]")
+    []
     """
-    found: list[SecretMatch] = []  # kept in text order, without overlaps
-    starts: list[int] = []
+    # kept in text order, without overlaps; the placeholders go in first, kind "", to be skipped
+    found = [SecretMatch("", *m.span()) for m in PLACEHOLDER.finditer(text)] if "[REDACTED:" in text else []
+    starts = [m.start for m in found]
+    opaque = _Opaque([(m.start, m.end) for m in found])
     may = _Prefilter(text).may_match if prefilter else (lambda needles, folded, run: True)
 
     def add(kind: str, start: int, end: int) -> None:
@@ -130,7 +141,7 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
         if rule.near is not None:
             if not may(rule.near_needles, True, 0):
                 continue
-            cues = _Cues(text, rule.near, rule.near_chars)
+            cues = _Cues(text, rule.near, rule.near_chars, opaque)
             if not cues.spans:
                 continue
         for match in rule.pattern.finditer(text):
@@ -148,26 +159,40 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[SecretMatch]:
     if may((), False, MIN_LENGTH):
         for start, end in random_token_spans(text):
             add("random-token", start, end)
-    return found
+    return [match for match in found if match.kind] if opaque.spans else found
 
 
 class _Cues:
     """The matches of a rule's ``near`` pattern, and whether a span has one on its line at most
-    ``chars`` characters away (the nearest cue on each side decides: O(log n) per span)."""
+    ``chars`` characters away, with no placeholder between (the nearest cue on each side
+    decides: O(log n) per span). A cue inside a placeholder (``opaque``) is none."""
 
-    def __init__(self, text: str, near: re.Pattern[str], chars: int) -> None:
+    def __init__(self, text: str, near: re.Pattern[str], chars: int, opaque: _Opaque) -> None:
         self.text = text
         self.chars = chars
-        self.spans = [m.span() for m in near.finditer(text)]
+        self.opaque = opaque
+        self.spans = [m.span() for m in near.finditer(text) if not opaque.overlaps(*m.span())]
         self._starts = [s for s, _ in self.spans]
 
     def near(self, start: int, end: int) -> bool:
         i = bisect.bisect_left(self._starts, end)  # cues from i on start at or after the span
         for cue_start, cue_end in self.spans[max(0, i - 1): i + 1]:
             lo, hi = (cue_end, start) if cue_start < start else (end, cue_start)
-            if hi - lo <= self.chars and "\n" not in self.text[lo:hi]:
+            if hi - lo <= self.chars and "\n" not in self.text[lo:hi] and not self.opaque.overlaps(lo, hi):
                 return True
         return False
+
+
+class _Opaque:
+    """The placeholders of a text, sorted and apart: does a span overlap one? (O(log n))"""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = spans
+        self._starts = [s for s, _ in spans]
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self._starts, end)  # placeholders before i start before ``end``
+        return i > 0 and self.spans[i - 1][1] > start
 
 
 class _Prefilter:
@@ -192,24 +217,35 @@ class _Prefilter:
 def redact(text: str) -> Redaction:
     """Replace each secret in ``text`` by ``[REDACTED:<kind>]`` and count them per kind.
 
+    The result is scanned again until no secret is left: a match that overlapped another in
+    the first scan (the card number's digits run on from the password's year below) is found
+    once its neighbour is a placeholder. Each scan replaces text outside the
+    placeholders (they are opaque to :func:`find_secrets`), so the loop ends, and
+    ``redact(redact(x).text).text == redact(x).text`` for every ``x``.
+
     >>> redact("password=hunter22 ok").text
     'password=[REDACTED:password] ok'
     >>> redact("Meet Ana about KX-7731 at 10:30.").counts
     mappingproxy({})
+    >>> redact("pw: Falcon#2024 4111 1111 1111 1111").text
+    'pw: [REDACTED:password] [REDACTED:card-number]'
     """
     matches = find_secrets(text)
     if not matches:
         return Redaction(text)
-    parts: list[str] = []
     counts: dict[str, int] = {}
-    position = 0
-    for match in matches:
-        parts.append(text[position : match.start])
-        parts.append(f"[REDACTED:{match.kind}]")
-        counts[match.kind] = counts.get(match.kind, 0) + 1
-        position = match.end
-    parts.append(text[position:])
-    return Redaction("".join(parts), MappingProxyType(counts))
+    while matches:  # until nothing is left: redacting the result again changes nothing
+        parts: list[str] = []
+        position = 0
+        for match in matches:
+            parts.append(text[position : match.start])
+            parts.append(f"[REDACTED:{match.kind}]")
+            counts[match.kind] = counts.get(match.kind, 0) + 1
+            position = match.end
+        parts.append(text[position:])
+        text = "".join(parts)
+        matches = find_secrets(text)  # a secret an overlapping match hid ("Falcon#2024 4111 …")
+    return Redaction(text, MappingProxyType(counts))
 
 
 def redact_for_model(text: str) -> str:
