@@ -50,14 +50,20 @@ class Doc:
 def render_fts_row(source: str, pinned: bool, body: str, name: str | None = None,
                    near: str = "") -> tuple[str, ...]:
     """The FTS columns of a document (pure): Latin text, CJK pairs, source tags, speaker, and
-    the previous turn's Latin text and CJK pairs.
+    the previous turn's Latin text and CJK pairs, and the text's single CJK characters. The speaker column holds a name's Latin words
+    and its CJK pairs alike, so that a Chinese name is matched (and weighs little when it is in
+    half the turns) as a Latin one is.
 
     >>> render_fts_row("archive", False, "Lives in 北京", "Ana", "where?")
-    ('lives in  ', '北京 京', 'srcarchive', 'ana', 'where?', '')
+    ('lives in  ', '北京 京', 'srcarchive', 'ana', 'where?', '', '北 京')
+    >>> render_fts_row("archive", False, "好", "孟晓棠")[3]
+    '孟晓 晓棠 棠'
     """
     tags = f"src{source}" + (" srcpin" if pinned else "")
+    who = " ".join(filter(None, (terms.render_latin(name or "").strip(),
+                                 terms.render_cjk_terms(name or ""))))
     return (terms.render_latin(body), terms.render_cjk_terms(body), tags,
-            terms.render_latin(name or ""), terms.render_latin(near), terms.render_cjk_terms(near))
+            who, terms.render_latin(near), terms.render_cjk_terms(near), terms.render_cjk_chars(body))
 
 
 def plan_file_docs(rel: str, text: str, skip: frozenset[str] = frozenset()) -> list[Doc]:
@@ -99,8 +105,8 @@ def insert_docs(db: sqlite3.Connection, docs: Iterable[Doc]) -> tuple[int, float
         fts_rows.append((rowid, *render_fts_row(row[1], bool(row[10]), row[11], row[7], row[12])))
     db.executemany(f"INSERT INTO docs(rowid, {COLUMNS}) VALUES "
                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
-    db.executemany("INSERT INTO fts(rowid, latin, cjk, src, who, nlatin, ncjk) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?)", fts_rows)
+    db.executemany("INSERT INTO fts(rowid, latin, cjk, src, who, nlatin, ncjk, cjk1) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", fts_rows)
     related.write_rows(db, [(row[0], row[12]) for row in fresh])  # (rowid, body)
     return len(fresh), max(days) if days else None
 
@@ -110,8 +116,8 @@ def delete_docs(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> int:
     vectors)."""
     gone = db.execute(f"SELECT rowid, source, pinned, body, name, near FROM docs WHERE {where}",
                       args).fetchall()
-    db.executemany("INSERT INTO fts(fts, rowid, latin, cjk, src, who, nlatin, ncjk) "
-                   "VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
+    db.executemany("INSERT INTO fts(fts, rowid, latin, cjk, src, who, nlatin, ncjk, cjk1) "
+                   "VALUES ('delete', ?, ?, ?, ?, ?, ?, ?, ?)",
                    [(rowid, *render_fts_row(source, bool(pinned), body, name, near))
                     for rowid, source, pinned, body, name, near in gone])
     related.delete_rows(db, [(row[0], row[3]) for row in gone])

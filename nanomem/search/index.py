@@ -51,13 +51,16 @@ from nanomem.text.redact import redact_for_model
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 6  # 5: docs.units (the length prior's content units); 6: the related table
+SCHEMA_VERSION = 7  # 5: docs.units (the length prior's content units); 6: the related table;
+# 7: a speaker's CJK name in the speaker column, and the cjk1 column of single CJK characters
 CANDIDATES = 200  # BM25 candidates fetched before the boosts and the recency prior re-rank
 NEAR_CHARS = 300  # how much of the previous turn of the session an archived turn is indexed with
 # Column weights of bm25(): the text, its CJK pairs, the source tags (never matched), the
 # speaker's name, and the previous turn of the same session (Latin and CJK), which lets an
-# elliptical answer ("he's a beagle") be found by the question it answers ("what dog is Biscuit?").
-WEIGHTS = "1.0, 1.0, 0.0, 1.0, 0.3, 0.3"
+# elliptical answer ("he's a beagle") be found by the question it answers ("what dog is Biscuit?"),
+# and the text's single CJK characters (a weaker match than a pair: see docs/recall.md, *CJK*).
+UNIGRAM_WEIGHT = 0.3
+WEIGHTS = f"1.0, 1.0, 0.0, 1.0, 0.3, 0.3, {UNIGRAM_WEIGHT}"
 MATCHED = ("latin", "cjk", "who", "nlatin", "ncjk")
 COMMON_SHARE = 0.02  # a query term in more than 2 % of the documents (and over COMMON_FLOOR) ...
 COMMON_FLOOR = 1000  # ... is left out of the search, like a stop word
@@ -73,7 +76,7 @@ CREATE INDEX docs_by_turn ON docs(session_key, seq);
 CREATE TABLE marks(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE chunks(session_key TEXT NOT NULL, chunk TEXT NOT NULL, said_at TEXT NOT NULL,
     PRIMARY KEY(session_key, chunk)) WITHOUT ROWID;
-CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, content='',
+CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, cjk1, content='',
     tokenize='porter unicode61 remove_diacritics 2');
 """ + related.SCHEMA
 
@@ -340,6 +343,7 @@ class SearchIndex:
         newest ``COMMON_RECENT`` documents they match are ranked. Both bound the cost of a
         search in a big index and change nothing in a small one."""
         words = terms.plan_terms(query)
+        chars = terms.plan_cjk_chars(query)  # single characters, matched in cjk1 only
         total = db.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]
         cap = max(int(COMMON_SHARE * total), COMMON_FLOOR)
         rare = words
@@ -347,7 +351,11 @@ class SearchIndex:
             probe = f"SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT {cap + 1})"
             column = "{" + " ".join(MATCHED) + "} : "
             rare = [w for w in words if db.execute(probe, (column + w,)).fetchone()[0] <= cap]
-        return "{" + " ".join(MATCHED) + "} : (" + " OR ".join(rare or words) + ")", not rare
+            chars = [c for c in chars if db.execute(probe, ("cjk1 : " + c,)).fetchone()[0] <= cap]
+        expression = "{" + " ".join(MATCHED) + "} : (" + " OR ".join(rare or words) + ")"
+        if chars:
+            expression = "(" + expression + " OR cjk1 : (" + " OR ".join(chars) + "))"
+        return expression, not rare
 
     def _search(self, db: sqlite3.Connection, match: str, newest: bool, k: int, since: str | None,
                 until: str | None, sources: tuple[str, ...], collapse: bool,
