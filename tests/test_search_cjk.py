@@ -3,10 +3,16 @@ characters."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import sqlite3
+
+import pytest
+
 from nanomem.memory import Memory
 from nanomem.search import terms
 from nanomem.search.docs import render_fts_row
-from tests.search_fixtures import mem  # noqa: F401 (a fixture)
+from tests.search_fixtures import fixed_clock, mem  # noqa: F401 (a fixture)
 
 
 def say_as(mem: Memory, turns: list[tuple[str, str]], *, key: str = "cli", day: int = 8) -> None:
@@ -74,3 +80,21 @@ def test_search_finds_a_chinese_turn_sharing_only_single_characters(mem: Memory)
     hits = mem.search("考试过了吗？", k=5)
 
     assert [h.text for h in hits] == [evidence]
+
+
+def test_index_of_schema_6_is_rebuilt_with_chinese_names_and_characters(
+        mem: Memory, caplog: pytest.LogCaptureFixture) -> None:
+    say_as(mem, [("孟晓棠", "前天考的，一把过！")])
+    mem.search("考试")
+    mem.close()
+    with contextlib.closing(sqlite3.connect(mem.workspace.index)) as db:
+        db.execute("PRAGMA user_version=6")
+        db.commit()
+
+    with caplog.at_level(logging.WARNING):
+        again = Memory(mem.workspace.root, clock=fixed_clock)
+        by_name, by_chars = again.search("晓棠"), again.search("考试过了吗？")
+        again.close()
+
+    assert [h.text for h in by_name] == [h.text for h in by_chars] == ["前天考的，一把过！"]
+    assert "schema version 6, expected 7" in caplog.text
