@@ -412,7 +412,9 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             close = related and (score >= CORRECTION_THRESHOLD or same_subject)
             plain = _COMMENT.sub("", line)
             family = bool(identifier_families(correction).keys() & identifier_families(plain).keys())
-            slot = (bool(shared) or family) and same_slot(correction, plain)
+            # round 11: a word of the same attribute family counts as shared ("hotel" for "guest house")
+            kin = bool(attributes_of(correction) & attributes_of(plain))
+            slot = (bool(shared) or family or kin) and same_slot(correction, plain)
             holds_old = named_old is not None and (named_old.casefold() in plain.casefold() or any(
                 old_values[kind] & values_of(plain)[kind] for kind in old_values))
             if holds_old:

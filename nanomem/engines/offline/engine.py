@@ -34,6 +34,7 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     is_narrative,
     is_style_request,
 )
+from nanomem.engines.offline.mail import message_body, subject_announces
 from nanomem.engines.offline.recase import name_casing, recased, restore, writes_lower_case
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.terse import is_bare_amount, is_length_fragment
@@ -67,8 +68,12 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
     seen: set[str] = set()
     for text, day in texts:
         start = len(facts)
+        mail = message_body(text)  # round 11: without quoted lines, headers, a forward, a signature
+        text = mail.body
         lowered = bool(casing) and writes_lower_case(text)
         text = recased(text, casing or {})
+        # round 11: "Subject: Change of lodgings": the body's first decisive sentence is the correction
+        announced = bool(mail.subject) and (subject_announces(mail.subject) or announces_change(mail.subject))
         lead: list[str] = []  # sentences before that announced a change without giving the new value
         style_before, previous_kept, previous_said = False, "", ""
         previous = ""
@@ -94,6 +99,8 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
                 mark = "correction"  # "They reissued my badge. The number is now B-12."
                 if is_bare_value(sentence) or is_bare_amount(sentence) or any(denied_value(s) for s in lead):
                     sentence = " ".join([*lead, sentence])  # round 7: "The quote was wrong. It's 3,140."
+            if announced and mark in ("durable", "permanent", "correction"):
+                mark, announced = "correction", False
             if mark == "correction" and not lead and previous_said and _POINTS_BACK.search(sentence):
                 if facts and facts[-1][1] == previous_said:
                     facts.pop()  # round 9: "Decided about the foils. Put them up to £91." is one correction

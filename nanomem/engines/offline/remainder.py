@@ -76,7 +76,8 @@ def plan_corrected_line(corrected: str, old: str, *, named: str | None = None) -
         return swapped
     if names_new_thing(corrected):
         return corrected  # a new flat, a new partner: the other clauses described the old one
-    kept = [i for i, c in enumerate(clauses) if i != replaced and _details(c) & lost]
+    # round 11: a clause that still holds an old value (not a name) goes too ("(booked for March 16)")
+    kept = [i for i, c in enumerate(clauses) if i != replaced and _details(c) & lost and not _holds_stale(c, stale)]
     return _with(corrected, _joined(clauses, separators, kept)) if kept else corrected
 
 
@@ -162,12 +163,20 @@ def _replaced_clause(clauses: list[str], corrected: str, stale: list[tuple[str, 
     """The index of the clause that holds the old value: of the clauses holding one (or of all,
     when none does), the one that shares most details with the correction."""
     mine, stale_tokens = _details(corrected), _tokens_of(stale)
-    holding = [i for i, c in enumerate(clauses) if any(raw.casefold() in c.casefold() for _, _, raw in stale)]
+    # round 11: an old date, time, number or identifier tells the clause better than an old name does
+    # (a correction told in a letter brings names of its own, "Dear Mr. Pettigrew")
+    holding = [i for i, c in enumerate(clauses) if _holds_stale(c, stale)]
+    holding = holding or [i for i, c in enumerate(clauses) if any(raw.casefold() in c.casefold() for _, _, raw in stale)]
     holding = holding or list(range(len(clauses)))
     best = max(holding, key=lambda i: (len(_details(clauses[i]) & mine), -i), default=None)
     if best is None or (len(clauses) > 1 and not _details(clauses[best]) & (mine | stale_tokens)):
         return None
     return best
+
+
+def _holds_stale(clause: str, stale: list[tuple[str, str, str]]) -> bool:
+    """Whether ``clause`` holds one of the old values that is not a name."""
+    return any(kind not in ("name", "named") and raw.casefold() in clause.casefold() for kind, _, raw in stale)
 
 
 def _joined(clauses: list[str], separators: list[str], kept: list[int]) -> str:

@@ -56,8 +56,10 @@ _RETRACTION = re.compile(
 # Round 7: a value denied ("Not Ludlow any more.", "the jam's not class 14 at all"): it takes the
 # old value back; the value that replaces it comes after.
 NEGATED_VALUE = re.compile(
-    r"(?:^|[,;:]\s*|[.!?]\s+|\band\s+)\W*(?:(?:oh|no|so|well)\W+)*(?:(?:the \w+|it|that|this|he|she|they|\w+)"
-    r"(?:['’]s|['’]re| is| are| was| were)\s+)?not\s+(?P<old>[^,.;!?]{1,30}?)\s+(?:any ?more|at all)\b", _I)
+    # round 11: also in reported speech ("she told me the records are not at Kelso any more")
+    r"(?:^|[,;:]\s*|[.!?]\s+|\band\s+|\b(?:told (?:me|her|him|us|them)|said|says|that)\s+)\W*(?:(?:oh|no|so|well)\W+)*"
+    r"(?:(?:(?:the|my|our|his|her|their) (?:\w+ )?\w+|it|that|this|he|she|they|\w+)"
+    r"(?:['’]s|['’]re| is| are| was| were)\s+)?not\s+(?P<old>[^,.;!?]{1,30}?)\s+(?:any ?more|at all(?: any ?more)?)\b", _I)
 _VALUE_WORD = re.compile(r"\d|(?<=[a-z,;:] )(?-i:[A-Z])[a-z]+")
 # What a bare value leaves besides itself ("It's 3,140.", "That's 11 now."): a pronoun and "be".
 _BARE_WORDS = frozenset("it it's its that that's this is was are were now the a an mine ours so ok okay".split())

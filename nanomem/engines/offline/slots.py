@@ -26,7 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from nanomem.engines.offline.shapes import denial, denied_value
+from nanomem.engines.offline.shapes import denial, denied_value, is_retraction
 from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
 
 _I = re.IGNORECASE
@@ -44,7 +44,7 @@ _ATTRIBUTES_EN = {
     "class": r"class|classes|lesson|lessons|course|practice|rehearsal",
     "flight": r"flight|flights|fly|flying|plane",
     "train": r"train|trains|bus|coach|ferry",
-    "hotel": r"hotel|hostel|accommodation|airbnb|lodging",
+    "hotel": r"hotel|hostel|accommodation|airbnb|lodging|lodgings|guest ?house|b&b|bed and breakfast|inn|motel",  # round 11
     "booking": r"booking|bookings|reservation|reservations",
     "address": r"address|street",
     "phone": r"phone|mobile|extension",
@@ -213,6 +213,8 @@ def _drop_denied(text: str) -> str:
     kept = []
     for sentence in re.split(r"(?<=[.!?])\s+", text):
         found = denial(sentence)
+        if found and is_retraction(sentence):
+            continue  # round 11: "She told me the records are not at Kelso any more." says nothing else
         if found:
             left, right = sentence[:found[1]], sentence[found[2]:]
             if not left.strip() or re.search(r"[:,;，；]\s*$", left):
@@ -353,8 +355,8 @@ def same_slot(correction: str, line: str) -> bool:
         return False
     if any(new[kind] - old[kind] and old[kind] for kind in new if kind != "name"):
         return True
-    if new["name"] - old["name"] and old["name"] and {"role", "home", "venue"} & attributes_of(correction) & attributes_of(line):
-        return True  # "my supervisor is now Dr. Lee" for "my supervisor is Dr. Park"; a new street
+    if new["name"] - old["name"] and old["name"] and {"role", "home", "venue", "hotel"} & attributes_of(correction) & attributes_of(line):
+        return True  # "my supervisor is now Dr. Lee" for "my supervisor is Dr. Park"; a new street; round 11: a new hotel
     # Chinese texts that share an attribute match without values, unless the line holds an amount
     # the correction does not touch (a budget that mentions the hotel is not the hotel booking)
     return bool(HAN_CHAR.search(correction) and HAN_CHAR.search(line)) and not (old["number"] and not new["number"])

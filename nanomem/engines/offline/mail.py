@@ -1,0 +1,120 @@
+"""The body of a message written as an e-mail (pure; round-11 study).
+
+Some people write every chat message as a letter: a subject line, a greeting, the agent's last
+reply quoted back with ``>``, a valediction and a signature, "Sent from my iPad"; others paste a
+whole mail, headers and all, or forward a chain letter. None of that frame is a fact the person
+states: the quoted lines are the agent's (or someone else's) words, the header and the signature
+repeat themselves in every message, and a forwarded chain is someone else's text. What is left,
+the body, is judged sentence by sentence as any message is. The shapes are those of mail
+itself, not of any one writer:
+
+- a **quoted line**: it opens with ``>``; an attribution line before a quote ("On 3 May, Ana
+  wrote:") goes with it;
+- a **forwarded or original message**: from a marker line ("---------- Forwarded message
+  ----------", "-----Original Message-----", "Begin forwarded message:") to the end;
+- a **header line** (``Subject:``, ``From:``, ``To:``, ``Cc:``, ``Date:``, ``Sent:``): the
+  subject is returned apart, since it can announce what the body corrects ("Subject: Change of
+  plans");
+- a **client footer** ("Sent from my iPhone", "Get Outlook for Android");
+- a **signature**: a ``--`` line and what follows it, or a valediction alone on its line
+  ("Regards,", "Kind regards", "Cheers,", 此致) and at most four short lines after it.
+
+>>> parts = message_body("Subject: Re: Trip\\n\\n> See you at 9.\\n\\nBook the 08:10 ferry.\\n\\nRegards,\\nAl Moss\\nLeith\\n\\nSent from my iPhone")
+>>> parts.body.split(), parts.subject
+(['Book', 'the', '08:10', 'ferry.'], 'Re: Trip')
+>>> message_body("No frame at all: the gate code is 4471.").body
+'No frame at all: the gate code is 4471.'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["MailParts", "message_body", "subject_announces"]
+
+_I = re.IGNORECASE
+_QUOTED = re.compile(r"^\s*>")
+_ATTRIBUTION = re.compile(r"^\s*On\b.{4,160}\b(?:wrote|schrieb|a écrit)\s*:\s*$|^.{0,80}写道[:：]\s*$", _I)
+_FORWARD = re.compile(
+    r"^\s*(?:-{2,}\s*(?:forwarded message|original message|forwarded by\b.*)\s*-{2,}|begin forwarded message\s*:"
+    r"|-{2,}\s*(?:转发的邮件|原始邮件)\s*-{2,})\s*$", _I)
+_HEADER = re.compile(r"^\s*(?P<name>subject|from|to|cc|bcc|date|sent|reply-to|主题|发件人|收件人|抄送)\s*[:：]\s?(?P<value>.*)$", _I)
+_FOOTER = re.compile(r"^\s*(?:sent from my\b.{0,40}|sent from (?:outlook|yahoo mail|mail) for\b.{0,30}|get outlook for\b.{0,30}"
+                     r"|发自我的\S{0,12})\s*$", _I)
+_DASHES = re.compile(r"^\s*--\s*$")
+_VALEDICTION = re.compile(
+    r"^\s*(?:(?:kind|best|warm|warmest|many|with|all the)\s+(?:regards|wishes|thanks|best)|regards|best|cheers|"
+    r"sincerely|yours(?:\s+(?:truly|sincerely|faithfully|ever))?|respectfully|love|"
+    r"thanks(?:\s+again)?|many thanks|thank you|take care|talk soon|此致|敬礼|祝好|顺祝商祺)\s*[,.!，。]?\s*$", _I)
+_SIGNATURE_LINES = 4  # a signature is short: a name, a place, a phone number, a title
+_SIGNATURE_WIDTH = 60
+
+
+@dataclass(frozen=True)
+class MailParts:
+    """A message's ``body`` (the lines left once its mail frame is set aside) and its ``subject``
+    (``""`` when it has none)."""
+
+    body: str
+    subject: str
+
+
+def message_body(text: str) -> MailParts:
+    """The body and subject of ``text`` (see the module doc); a message with no mail frame
+    comes back unchanged, with no subject."""
+    lines = text.split("\n")
+    subject = ""
+    kept: list[str] = []
+    for n, line in enumerate(lines):
+        if _FORWARD.match(line):
+            break  # a forwarded or original message: someone else's text, to the end
+        header = _HEADER.match(line)
+        if header and _is_header_block(lines, n):
+            if header.group("name").casefold() in ("subject", "主题") and not subject:
+                subject = header.group("value").strip()
+            continue
+        if _QUOTED.match(line) or _ATTRIBUTION.match(line) or _FOOTER.match(line):
+            continue
+        kept.append(line)
+    kept = _without_signature(kept)
+    return MailParts("\n".join(kept).strip("\n") if kept != lines else text, subject)
+
+
+def _is_header_block(lines: list[str], n: int) -> bool:
+    """A header line stands at the top of a message or of a pasted mail: the line before it is
+    empty, ends with a colon ("pasting from my inbox:"), or is a header itself."""
+    before = lines[n - 1].strip() if n else ""
+    return not before or before.endswith((":", "：")) or bool(_HEADER.match(lines[n - 1]))
+
+
+def _without_signature(lines: list[str]) -> list[str]:
+    """``lines`` without a trailing signature: from a ``--`` line, or from a valediction alone
+    on its line that at most four short lines follow."""
+    for n, line in enumerate(lines):
+        if _DASHES.match(line):
+            return lines[:n]
+    content = [n for n, line in enumerate(lines) if line.strip()]
+    for n in reversed(content):
+        after = [line for line in lines[n + 1:] if line.strip()]
+        if len(after) > _SIGNATURE_LINES or any(len(line.strip()) > _SIGNATURE_WIDTH for line in after):
+            break
+        if _VALEDICTION.match(lines[n]):
+            return lines[:n]
+    return lines
+
+
+_ANNOUNCING = re.compile(
+    r"^\W*(?:(?:re|fwd?|aw|wg)\s*[:：]\s*)*(?:(?:a |an |the )?(?:change|changes|changed|update|updated|correction|"
+    r"corrected|new|moved|cancell?ed|rescheduled|postponed|revised|amended)\b|[^:]{0,40}\b(?:changed|moved|cancell?ed|"
+    r"rescheduled|postponed|revised)\W*$)|更正|变更|改期|改了", _I)
+
+
+def subject_announces(subject: str) -> bool:
+    """Whether a subject line announces a change ("Change of lodgings", "Re: Dinner moved",
+    "Update: the venue"): what the body says first is then the new value.
+
+    >>> subject_announces("Re: Change of lodgings"), subject_announces("Dinner moved"), subject_announces("Rotary")
+    (True, True, False)
+    """
+    return bool(_ANNOUNCING.search(subject))
