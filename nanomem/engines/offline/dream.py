@@ -384,6 +384,9 @@ def topic_tags(text: str, *, correction: bool) -> frozenset[str]:
     return frozenset("@" + topic for topic in topics_of(body, correction=correction))
 
 
+_BOOKED_PLACES = frozenset({"hotel", "venue", "courier"})  # families whose words name one booked thing
+
+
 def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str] | None:
     """``(path, line)`` of the bullet a correction corrects, or None (pinned lines included,
     so that the caller can let a pin win). A line related only by topic must sit in the file
@@ -412,11 +415,12 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             close = related and (score >= CORRECTION_THRESHOLD or same_subject)
             plain = _COMMENT.sub("", line)
             family = bool(identifier_families(correction).keys() & identifier_families(plain).keys())
-            # round 11: a word of the same attribute family counts as shared ("hotel" for "guest house")
-            kin = bool(attributes_of(correction) & attributes_of(plain))
+            # round 11: a word of the same family of booked places counts as shared ("hotel" for "guest house")
+            kin = bool(attributes_of(correction) & attributes_of(plain) & _BOOKED_PLACES)
             slot = (bool(shared) or family or kin) and same_slot(correction, plain)
             holds_old = named_old is not None and (named_old.casefold() in plain.casefold() or any(
-                old_values[kind] & values_of(plain)[kind] for kind in old_values))
+                old_values[kind] & values_of(plain)[kind] for kind in old_values
+                if kind != "name"))  # round 11: a name is held whole ("Green Point" is not "Mouille Point")
             if holds_old:
                 slot = True  # the line holds the old value the correction names ("from 40 to 55")
             elif named_old:

@@ -51,6 +51,8 @@ NOT_A_CHAT_MODEL = (
 _POINTS_BACK = re.compile(r"\b(?:put|moved|pushed|changed|raised|lowered|switched|bumped|cut|upped) (?:them|it|those|that)\b|"
                           r"^\W*(?:they|it|those)(?:['’](?:re|s)| are| is| have| has)? (?:now |gone |going )", re.I)
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # code blocks are pasted material, not statements
+# Round 11: a row of a pasted spreadsheet (cells between tabs) is material to work on, like a code block
+_SHEET_ROW = re.compile(r"^[^\t\n]*\t[^\n]*$", re.MULTILINE)
 
 
 def extract_facts(user_texts: Iterable[str]) -> list[tuple[str, str]]:
@@ -77,7 +79,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         lead: list[str] = []  # sentences before that announced a change without giving the new value
         style_before, previous_kept, previous_said = False, "", ""
         previous = ""
-        sentences = split_sentences(_FENCE.sub("\n", text))
+        sentences = split_sentences(_SHEET_ROW.sub("", _FENCE.sub("\n", text)))
         for n, sentence in enumerate(sentences):
             if (is_greeting(previous) and is_bare_name(sentence)) or (previous and is_bare_condition(sentence)):
                 sentence = f"{previous} {sentence}"  # "Evening. Rhona Calloway.", "Wasps are a worry. Allergic."

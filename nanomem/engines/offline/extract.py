@@ -82,6 +82,10 @@ _CORRECTION_STRONG = _rx(
     # and a new one issued ("they've issued a new policy number PX-2210")
     r"(?:^|[,;:]\s*)new (?:[a-z]+ ){1,2}(?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
     r"\b(?:issued|assigned|allocated)\b (?:(?:me|us|him|her|them) )?(?:with )?a new\b",
+    # round 11: the old value in brackets ("WRAP MOVES TO 16 JULY (was 9 July)"), and "X not Y"
+    # between two values without the comma of unpunctuated text ("goes to Cape Town not Durban")
+    r"\(\s*(?:was|previously|formerly)\s+[^()]{1,30}\)",
+    r"(?-i:\b(?!I\b)[A-Z][\w'’-]*|\b\d[\w:.]*)\s+not\s+(?-i:[A-Z][a-z]|\d)",
     # round 5: a Chinese change told as done, "我们换快递了" (换 + what was changed + 了)
     r"换(?!成|到|去|用)[^，。！？了]{1,6}了",
 )
@@ -110,7 +114,12 @@ _CORRECTION_CHANGE = _rx(
     r"(?:to|will|'ll|going to) (?:change|raise|lower|increase|decrease|reduce|cut|move|push|postpone|"
     r"reschedule|extend|shorten|switch|upgrade|downgrade|rename|relocate|bump))\b"
     r"[^.!?]{0,60}?\b(?:to|until)\b",
+    r"\b(?:moved|relocated)\b[^.!?]{0,40}?\binto\b",  # round 11: "the archive moved into the library"
 )
+# Round 11: the same verbs in the present ("WRAP MOVES TO 16 JULY", "we're moving base to X"): a
+# correction only when the sentence is not near-term ("the recce moves to Monday this week")
+_CORRECTION_CHANGE_NOW = _rx(
+    r"\b(?:moves|moving|changes|changing|shifts|shifting|pushes|pushing)\b[^.!?]{0,60}?\b(?:to|until|into)\b")
 _CORRECTION_WEAK = _rx(
     r"\bactually\b", r"其实", r"不对", r"错了", r"现在",
     r"\b(?:I|we|you|they|he|she|it)(?:'re|'m|'s|’re|’m|’s| are| am| is)?\s+now\b", r"\b(?:is|are)\s+now\b",
@@ -162,6 +171,7 @@ _BOUNDED = _rx(
 # "From next week …", "starting Monday …", "从下周起 …": a lasting change from a point in time.
 _STARTING = _rx(
     r"\bfrom (?:(?:this|next) (?:week|month|year|" + _WEEKDAY + r")|tomorrow|today)\b",
+    r"\bfrom " + _WEEKDAY + r"\b(?!\s*(?:to|till|until|through|thru|and|or|-|–)\b)",  # round 11: "47 from Monday"
     r"\b(?:starting|beginning|as of|effective)\s+(?:(?:this|next)\s+\w+|today|tomorrow|"
     + _WEEKDAY + r"|" + _MONTH + r"\b|\d)",
     r"从(?:下|这|本)?(?:周|星期|个月|月)[一二三四五六日天]?(?:起|开始)", r"(?:下周|下个月|明天|从今天)(?:起|开始)",
@@ -439,7 +449,8 @@ def classify_sentence(sentence: str) -> str | None:
     decisive = identity or near_term or durable
     if (
         _CORRECTION_STRONG.search(sentence)
-        or ((decisive or named) and (_CORRECTION_CHANGE.search(sentence) or _OUT_OF_SERVICE.search(sentence)))
+        or ((decisive or named) and (_CORRECTION_CHANGE.search(sentence) or _OUT_OF_SERVICE.search(sentence)
+                                     or (_CORRECTION_CHANGE_NOW.search(sentence) and not near_term)))
         or (decisive and (_CORRECTION_WEAK.search(sentence) or _ADMISSION.search(sentence) or starting
                           or denied_value(sentence)))  # round 9: "…, the 31.20 was last year's rate"
     ):

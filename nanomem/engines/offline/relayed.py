@@ -47,7 +47,7 @@ _SUPERSEDED = (
                r"(?:the\s+|on\s+)?(?P<old>" + _VALUE + r")" + _CLAUSE_END, _I),
     # a plan that failed: "Harewood fell through", "the 14:10 is off", "Ortiz was cancelled"
     re.compile(r"(?:^|(?<=[,;:]\s)|(?<=\band\s))\W*(?:the\s+)?(?P<old>" + _VALUE + r")(?:\s+\w+)?\s+"
-               r"(?:fell through|is off|(?:was|got|has been|is) (?:cancell?ed|called off|scrapped|dropped|pulled)|"
+               r"(?:fell through|is off|is out(?! of| now| today| tonight| for| in| on)|(?:was|got|has been|is) (?:cancell?ed|called off|scrapped|dropped|pulled)|"
                r"didn['’]?t happen|isn['’]?t happening|is no more)\b[^,;.!?]*?" + _CLAUSE_END, _I),
     # by age: "the 31.20 was last year's rate", "the 9:15 was the old time"
     re.compile(r"(?:^|(?<=[,;:]\s)|(?<=\band\s)|(?<=\bbut\s))\W*the\s+(?P<old>" + _VALUE + r")\s+(?:was|is|were)\s+"

@@ -176,7 +176,8 @@ def _replaced_clause(clauses: list[str], corrected: str, stale: list[tuple[str, 
 
 def _holds_stale(clause: str, stale: list[tuple[str, str, str]]) -> bool:
     """Whether ``clause`` holds one of the old values that is not a name."""
-    return any(kind not in ("name", "named") and raw.casefold() in clause.casefold() for kind, _, raw in stale)
+    return any(kind not in ("name", "named") and re.search(r"(?<!\w)" + re.escape(raw) + r"(?!\w|[.,]\d)", clause, re.I)
+               for kind, _, raw in stale)  # a whole value: not the "1" of "1st" or of "£1,135"
 
 
 def _joined(clauses: list[str], separators: list[str], kept: list[int]) -> str:

@@ -58,6 +58,7 @@ _ATTRIBUTES_EN = {
     "trip": r"trip|trips|travel|travelling|traveling|destination|holiday|vacation",
     "venue": r"venue|location|held",
     "guests": r"guests|attendees|headcount|people|seats",
+    "order": r"order|orders|ordering|ordered",  # round 11: a standing order ("order is 47 from Monday")
     "version": r"version|release",
     # round 5: a dose, where someone lives, who carries the parcels
     "dose": r"dose|doses|dosage|units|mg|ml|tablets?|pills?|jabs?|injections?",
@@ -146,6 +147,12 @@ _OUT_OF_SERVICE = re.compile(
 _CALLED = re.compile(
     r"\bI(?:'ve|’ve| have) been calling (?:(?:him|her|them|that \w+|the \w+)\s+)?(?P<old>(?-i:[A-Z])[\w-]*)"
     r"[^.!?,]*?(?:,\s*|\s+and\s+)(?=[^.!?]*\b(?:it|he|she)(?:'s|’s| is) (?-i:[A-Z]))", _I)
+# Round 11: the old value in brackets ("16 JULY (was 9 July)"), or after "not" with no comma
+# between two values ("goes to Cape Town not Durban")
+_WAS = re.compile(r"\s*\(\s*(?:was|previously|formerly)\s+(?P<old>[^()]{1,30}?)\s*\)", _I)
+_BARE_NOT = re.compile(
+    r"(?<=[\w'’])\s+not\s+(?P<old>(?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*){0,2}|\d[\w:.]*)(?=\s*(?:[,;.!?]|$))",
+    _I)
 _ZH_NOT = re.compile(r"不是(?P<old>[^，,。；;！？\s而]{1,12})(?=[，,][^。！？]*是)")
 _ZH_UNAVAILABLE = re.compile(
     r"[，,](?P<old>" + HAN_CLASS + r"{2,3}?)(?:那天|那边|这次|最近|当天)?(?:档期冲突|档期满了|没有档期|没档期|没空|排不开|"
@@ -173,7 +180,7 @@ def old_value(correction: str) -> str | None:
     >>> old_value("座位我记错了，不是8号，是12号。"), old_value("摄影师换了，吕平那天没空，换成宋哲。")
     ('8号', '吕平')
     """
-    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE):
+    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE, _WAS, _BARE_NOT):
         found = rx.search(correction)
         if found:
             return found.group("old").strip()
@@ -202,7 +209,7 @@ def drop_old_value(correction: str) -> str:
     "So it turns out it's Edwin."
     """
     correction = _REPLACED.sub(r"\g<subj> now have ", correction, count=1)
-    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE, _CALLED, _ZH_UNAVAILABLE):
+    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE, _CALLED, _ZH_UNAVAILABLE, _WAS, _BARE_NOT):
         correction = rx.sub("", correction, count=1)
     return _drop_denied(correction)
 
