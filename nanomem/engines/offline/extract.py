@@ -73,6 +73,7 @@ _CORRECTION_STRONG = _rx(
     r"(?:提高|提升|增加|降低|降|减少|调整|推迟|延期|延到|提前|改|放慢|加快|缩短|延长|放宽|收紧)(?:到|为|成|至)",
     r"改(?:去|在|用|订|签|约)",
     r"换(?:到|去|用)", r"不是[^，。！？]{1,12}而是",
+    r"不是(?:[^，。！？\s了]{0,4}\d[^，。！？\s了]{0,6})了",  # round 11: "一个月2800 不是3200了": no longer that value
     r"涨(?:到|为|至|成)", r"改期", r"以后[^，。！？]{0,10}?(?:都|全)?交给",
     # a changed person: "we replaced Ada with Bo", "the new accountant is Lena Ruiz"
     r"\breplaced (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? with (?-i:[A-Z])",

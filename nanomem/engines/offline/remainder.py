@@ -93,7 +93,7 @@ def _analyse(corrected: str, old: str, named: str | None
     clauses, separators = split_clauses(old)
     replaced = _replaced_clause(clauses, corrected, stale)
     if replaced is not None:  # of several old values of a type, the one in the replaced clause
-        inside = [v for v in stale if v[2].casefold() in clauses[replaced].casefold()]
+        inside = [v for v in stale if _contains(clauses[replaced], v[2])]
         stale = inside or stale
     return lost, stale, clauses, separators, replaced
 
@@ -143,6 +143,8 @@ def _swap(corrected: str, old: str, stale: list[tuple[str, str, str]]) -> str | 
     changes family, or the correction says something the swapped line lacks."""
     if not stale or unicodedata.normalize("NFKC", old) != old:
         return None
+    typed = {raw for kind, _, raw in stale if kind != "named"}
+    stale = [v for v in stale if v[0] != "named" or v[2] not in typed]  # round 11: one value, not two
     fresh = {kind: [(norm, raw) for k, norm, raw in _raw_values(corrected)
                     if k == kind and norm not in values_of(old)[kind]] for kind, _, _ in stale}
     out = old
@@ -152,9 +154,11 @@ def _swap(corrected: str, old: str, stale: list[tuple[str, str, str]]) -> str | 
         new_norm, new_raw = fresh[kind][0]
         if kind == "identifier" and new_norm.split(" ")[0] != norm.split(" ")[0]:
             return None
-        if len(re.findall(r"(?<![\w-])" + re.escape(raw) + r"(?![\w-])", out)) != 1:
+        # round 11: the value is bounded by Latin letters and digits, not by Han characters ("3栋")
+        bounded = r"(?<![A-Za-z0-9_-])" + re.escape(raw) + r"(?![A-Za-z0-9_-])"
+        if len(re.findall(bounded, out)) != 1:
             return None
-        out = re.sub(r"(?<![\w-])" + re.escape(raw) + r"(?![\w-])", lambda _m: new_raw, out, count=1)
+        out = re.sub(bounded, lambda _m: new_raw, out, count=1)
     extra = {t for t in _details(corrected) - _details(out) if t not in CHANGE_WORDS}
     return None if extra else out
 
@@ -165,7 +169,9 @@ def _replaced_clause(clauses: list[str], corrected: str, stale: list[tuple[str, 
     mine, stale_tokens = _details(corrected), _tokens_of(stale)
     # round 11: an old date, time, number or identifier tells the clause better than an old name does
     # (a correction told in a letter brings names of its own, "Dear Mr. Pettigrew")
-    holding = [i for i, c in enumerate(clauses) if _holds_stale(c, stale)]
+    named = [raw for kind, _, raw in stale if kind == "named"]  # the old value the correction names
+    holding = [i for i, c in enumerate(clauses) if any(raw.casefold() in c.casefold() for raw in named)]
+    holding = holding or [i for i, c in enumerate(clauses) if _holds_stale(c, stale)]
     holding = holding or [i for i, c in enumerate(clauses) if any(raw.casefold() in c.casefold() for _, _, raw in stale)]
     holding = holding or list(range(len(clauses)))
     best = max(holding, key=lambda i: (len(_details(clauses[i]) & mine), -i), default=None)
@@ -176,8 +182,13 @@ def _replaced_clause(clauses: list[str], corrected: str, stale: list[tuple[str, 
 
 def _holds_stale(clause: str, stale: list[tuple[str, str, str]]) -> bool:
     """Whether ``clause`` holds one of the old values that is not a name."""
-    return any(kind not in ("name", "named") and re.search(r"(?<!\w)" + re.escape(raw) + r"(?!\w|[.,]\d)", clause, re.I)
-               for kind, _, raw in stale)  # a whole value: not the "1" of "1st" or of "£1,135"
+    return any(kind not in ("name", "named") and _contains(clause, raw) for kind, _, raw in stale)
+
+
+def _contains(clause: str, raw: str) -> bool:
+    """Whether ``clause`` holds the value ``raw`` whole: not the "1" of "1st" or of "£1,135", nor
+    the "3" of "一个月3200" (Han characters bound a value like spaces)."""
+    return re.search(r"(?<![A-Za-z0-9])" + re.escape(raw) + r"(?![A-Za-z0-9]|[.,]\d)", clause, re.I) is not None
 
 
 def _joined(clauses: list[str], separators: list[str], kept: list[int]) -> str:

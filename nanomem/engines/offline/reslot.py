@@ -42,6 +42,9 @@ _MEASURE = re.compile(
     r"(?P<sign>[£$€¥])\s?(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
     r"|(?<![\d.,])(?!(?:19|20)\d\d\b)(?P<n2>\d+(?:,\d{3})*(?:\.\d+)?)(?: ?(?P<unit>[A-Za-z]{3,})\b|(?P<han>[\u4e00-\u9fff]{1,2}))")
 _NEGATION = re.compile(r"\b(?:not|isn't|isn’t|wasn't|wasn’t|aren't|no longer|never)\b|不是|不算|并非|而非", re.I)
+# Round 11: the measure words of a place in a building (building, floor, room, table, row, seat, bed),
+# whatever word follows them
+_PLACE_UNITS = frozenset("栋幢层楼室间桌排座床")
 _NEAR = 32  # characters between a negation and the value it denies
 _NEAR_WORDS, _NEAR_HAN = 28, 8  # characters either side of a value in which its topic word stands
 _NOT_TOPICS = frozenset(w.casefold() for w in (*WEEKDAYS, *MONTHS)) | frozenset(
@@ -96,6 +99,8 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         note("@title", m.group(1), m.start(), m.end())  # a title in 《》 (a book, a film)
     for m in _MEASURE.finditer(text):
         unit = m.group("sign") or (m.group("unit") or m.group("han")).casefold()
+        if m.group("han") and m.group("han")[0] in _PLACE_UNITS:
+            unit = m.group("han")[0]  # round 11: "5栋那套" and "3栋" are the same unit, a building
         unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
         if unit not in _NOT_TOPICS and unit not in STOP_WORDS:
             note(unit, (m.group("n1") or m.group("n2")).replace(",", ""), m.start(), m.end())

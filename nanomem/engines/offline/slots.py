@@ -153,6 +153,12 @@ _WAS = re.compile(r"\s*\(\s*(?:was|previously|formerly)\s+(?P<old>[^()]{1,30}?)\
 _BARE_NOT = re.compile(
     r"(?<=[\w'’])\s+not\s+(?P<old>(?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*){0,2}|\d[\w:.]*)(?=\s*(?:[,;.!?]|$))",
     _I)
+# Round 11: two identifiers of one family either side of a verb of change ("您预订的HU7290…已变更为HU7186",
+# "booking AB-12 has been changed to AB-19"): the first is the old one
+_FAMILY_CHANGE = re.compile(
+    r"(?P<old>(?-i:(?P<pre>[A-Z]{1,4}))[ -]?\d{2,}[A-Za-z0-9]*)(?![A-Za-z0-9-]) ?(?=[^。！？.!?]{0,80}?(?:变更为|变更成|改为|"
+    r"改成|换成|调整为|changed to|moved to|switched to|rebooked (?:on|to|onto)|replaced (?:by|with))\s*(?P=pre)[ -]?\d)", _I)
+_ZH_NO_LONGER = re.compile(r"[，,\s]*不是(?P<old>[^，,。；;！？\s了]{0,4}\d[^，,。；;！？\s了]{0,6})了(?=[，,。！？\s]|$)")
 _ZH_NOT = re.compile(r"不是(?P<old>[^，,。；;！？\s而]{1,12})(?=[，,][^。！？]*是)")
 _ZH_UNAVAILABLE = re.compile(
     r"[，,](?P<old>" + HAN_CLASS + r"{2,3}?)(?:那天|那边|这次|最近|当天)?(?:档期冲突|档期满了|没有档期|没档期|没空|排不开|"
@@ -180,7 +186,7 @@ def old_value(correction: str) -> str | None:
     >>> old_value("座位我记错了，不是8号，是12号。"), old_value("摄影师换了，吕平那天没空，换成宋哲。")
     ('8号', '吕平')
     """
-    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE, _WAS, _BARE_NOT):
+    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE, _WAS, _BARE_NOT, _ZH_NO_LONGER, _FAMILY_CHANGE):
         found = rx.search(correction)
         if found:
             return found.group("old").strip()
@@ -209,7 +215,7 @@ def drop_old_value(correction: str) -> str:
     "So it turns out it's Edwin."
     """
     correction = _REPLACED.sub(r"\g<subj> now have ", correction, count=1)
-    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE, _CALLED, _ZH_UNAVAILABLE, _WAS, _BARE_NOT):
+    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE, _CALLED, _ZH_UNAVAILABLE, _WAS, _BARE_NOT, _ZH_NO_LONGER, _FAMILY_CHANGE):
         correction = rx.sub("", correction, count=1)
     return _drop_denied(correction)
 
