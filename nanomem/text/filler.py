@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from nanomem.vocab import CJK_RUN, STOP_WORDS
+from nanomem.vocab import CJK_RUN, MONTHS, STOP_WORDS, WEEKDAYS
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]*\]")
 # Round 7: an unfilled template slot ("Dear {{recipient}}", "{first_name}", "${SITE}", "<<name>>",
@@ -290,7 +290,10 @@ def _only_praise_of_answers(text: str) -> bool:
 def _holds_value(text: str) -> bool:
     """A number, a name inside the sentence, or something the speaker says of themselves."""
     body = _VOCATIVE.sub(" ", text)
-    return bool(_DIGIT.search(body) or _INNER_NAME.search(body) or _OWN.search(body))
+    names = [m.group(0).strip() for m in _INNER_NAME.finditer(body)]
+    # round 11: a weekday or a month is a time, not a name ("on a Friday night")
+    named = any(n.casefold() not in WEEKDAYS and n.casefold() not in MONTHS for n in names)
+    return bool(_DIGIT.search(body) or named or _OWN.search(body))
 
 
 def _after_social(text: str) -> str:

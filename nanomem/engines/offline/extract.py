@@ -227,6 +227,7 @@ _HEALTH = _rx(
     r"\ballerg(?:y|ic|ies)\b", r"\bdiabet(?:es|ic)\b", r"\basthma\b", r"\blactose\b",
     r"\bgluten\b", r"\bvegetarian\b", r"\bvegan\b", r"\bmedication\b", r"\bpregnant\b",
     r"过敏", r"糖尿病", r"哮喘", r"素食", r"吃素", r"乳糖不耐",
+    r"高血压|低血压|高血脂|高血糖|心脏病|冠心病|痛风|降压药|降糖药|胰岛素",  # round 11: chronic conditions and their medicines
     # a condition without a trigger word: "tendinitis in my wrist", "my knee is bad"
     r"\b(?:tendin|arthr|burs|dermat|col|sinus|gastr|fasc|epicondyl)itis\b", r"\bmigraines?\b",
     r"\bmy (?:left |right )?(?:back|knees?|wrists?|shoulders?|hips?|neck|ankles?|elbows?|eyes|ears|heart)"
@@ -259,10 +260,17 @@ _STYLE_STRONG = _rx(
     r"exclamation(?: marks?| points?)?|spelling|tone|formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|"
     r"blunt(?:ly)?|concise(?:ly)?|verbose|terse|jargon|plain (?:text|language|english)|code blocks?|"
     r"formatting|layout|all caps|metric units|imperial units|lay (?:it|them|this|that|everything) out|"
-    r"bold|italics?|(?:short|shorter|long|longer|small|brief) paragraphs|one[- ]sentence|grid references?|lat(?:itude)?[ /-]long?(?:itude)?)\b",
+    r"bold|italics?|[a-z]+-separated|comma[- ]delimited|tab[- ]delimited|csv|tsv|"  # round 11: "give it back tab-separated"
+    r"(?:short|shorter|long|longer|small|brief) paragraphs|one[- ]sentence|grid references?|lat(?:itude)?[ /-]long?(?:itude)?)\b",
     r"\b(?:in|into)\s+(?:plain\s+|simple\s+|british\s+|american\s+)?(?:english|spanish|french|german|"
     r"italian|portuguese|dutch|chinese|mandarin|cantonese|japanese|korean|russian|arabic|polish|"
-    r"swedish|norwegian|danish|finnish|greek|turkish|hindi|ukrainian|czech)\b",
+    r"swedish|norwegian|danish|finnish|greek|turkish|hindi|ukrainian|czech|"
+    # round 11: the rest of the closed class of languages
+    r"afrikaans|zulu|isizulu|xhosa|isixhosa|sesotho|setswana|swahili|amharic|yoruba|igbo|hausa|welsh|irish|"
+    r"gaelic|scots|catalan|basque|galician|romanian|hungarian|bulgarian|croatian|serbian|slovak|slovene|"
+    r"slovenian|estonian|latvian|lithuanian|icelandic|hebrew|persian|farsi|urdu|bengali|punjabi|tamil|"
+    r"telugu|gujarati|marathi|nepali|sinhala|thai|vietnamese|indonesian|malay|tagalog|filipino|maori|"
+    r"esperanto|latin)\b",
     r"\bas (?:a |an )?(?:numbered |bulleted |short |simple )?(?:lists?|tables?|checklists?)\b",
     r"\bin (?:a |one )?tables?\b", r"\b(?:one|a) (?:row|line|column) (?:per|for each)\b",
     r"\b(?:under|below|max(?:imum)?|at most|no more than|fewer than|less than|within) " + _NUM_WORD
@@ -291,6 +299,7 @@ _STYLE_ZH = re.compile(
     r"语气|口气|格式|要点|列表|清单|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
     r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔|小数|四舍五入|保留[^，。！？]{0,4}位"
     r"|公历|农历|阳历|阴历|(?:都|一律|别|不要|只)写成?"  # round 7: how to write dates and the like
+    r"|(?:你|您)(?:跟我)?(?:说话|讲话|回话)|大白话|白话"  # round 11: how the agent talks ("你说话别整那么文绉绉的")
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
 )
 _IMPERATIVE = _rx(
@@ -304,12 +313,13 @@ _IMPERATIVE = _rx(
     r"\b(?:could|can|would|will) you\b",
     r"\bI(?:'d like| would like| want| need) you to\b", r"\byou (?:should|must)\b", r"\bmake sure you\b",
 )
-_PLEASE = re.compile(r"\bplease\b|\bif (?:you can|possible)\b|\bwhere possible\b", _I)  # round 7: "… if you can"
+_PLEASE = re.compile(r"\bplease\b|\bpl(?:s|z|ease|se)\b|\bif (?:you can|possible)\b|\bwhere possible\b", _I)  # round 7: "… if you can"
 _DETERMINER = re.compile(r"\b(?:the|a|an|this|that|these|those|my|our|his|her|their|its|your)\b", _I)
 _DIRECTIVE_ZH = re.compile(
     r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,16}都|请|要|就)|每次|始终|一律|务必"
     r"|(?<![我们他她])用[^，。！？]{0,6}(?:中文|英文|英语|要点|表格|列表|口语|简短)"
     r"|(?:[^\W\d_一二三四五六七八九十两几半]|一)[点些](?=[，,。！!；;]|$)"
+    r"|就[^，。！？]{0,8}?(?:这么|这样)(?:排|说|写|列|弄|来)"  # round 11: "就一二三这么排": do it this way
 )
 _CONSTRAINT = _rx(
     # round 6: not "must have gone", "must be very full" (a deduction) nor "have never tasted the
@@ -395,7 +405,8 @@ def classify_sentence(sentence: str) -> str | None:
     if without_quotes(sentence) != sentence and not reports_speech(sentence):
         return classify_sentence(without_quotes(sentence))  # round 8: a quotation is no cue of its own
     style = is_style_request(sentence)
-    if not style and (is_filler(sentence) or is_task_request(sentence)):
+    if not style and (is_filler(sentence) and not is_label_note(sentence)  # round 11: "Insurer: Santam" is no greeting
+                      or is_task_request(sentence)):
         return None  # social talk, a sign-off, a bare plan; a task done in the conversation
     preference = style or bool(_PREFERENCE.search(sentence))
     if is_retraction(sentence):
@@ -408,7 +419,10 @@ def classify_sentence(sentence: str) -> str | None:
     past_story = is_narrative(without_numbers(story_body(sentence)))
     occasion = (is_occasion_anecdote(sentence, past_story) or is_day_anecdote(sentence, past_story)) and not (
         _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
-    narrative = (is_narrative(sentence) or occasion) and not _MILESTONE.search(sentence)
+    year_story = occasion or is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (
+        _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
+    # round 11: a story dated by its past year is told in the past, names and all ("In 1987 a man came in …")
+    narrative = (is_narrative(sentence) or year_story) and not _MILESTONE.search(sentence)
     named = has_name(sentence)
     identity = bool(_IDENTITY.search(sentence) or _HEALTH.search(sentence) or is_self_introduction(sentence))
     starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
@@ -430,8 +444,6 @@ def classify_sentence(sentence: str) -> str | None:
         and not re.search(r"\bfrom now on\b", sentence, _I)  # round 10: "… the one to give from now on" lasts
         and bool(relative or (_DUE.search(sentence) and not dated))
     )
-    year_story = occasion or is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (
-        _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
     durable = (
         preference
         or bool(_CONSTRAINT.search(sentence))

@@ -80,6 +80,8 @@ _GUESS = re.compile(r"\s*[,;(–—-]?\s*(?:it\s+)?must(?:['’]ve| have) been\s
 _SECRET_WORD = re.compile(r"\b(?:password|passcode|passphrase|pin(?: code)?)\b|密码|口令", _I)
 _SECRET_TOKEN = re.compile(r"(?<!\S)(?=\S*[A-Za-z])(?=\S*(?:\d|[!#$%&*@^~]))[^\s,，。]{6,}")
 _CLAUSE = re.compile(r"\s*(?:[,;:，；：]|\band\b|\bbut\b)\s*", _I)
+# Round 11: a PIN is digits alone ("the card PIN, which is 4417"): four to eight digits, not a year or amount
+_PIN_DIGITS = re.compile(r"(?<![\d.,£$€¥])(?!(?:19|20)\d\d\b)\d{4,8}(?![\d.,:]?\d)(?!\s*(?:km|kg|m|mg|ml|am|pm|%|元|块))")
 _QUESTION_OPENER = re.compile(
     r"^\W*(?:(?:so|and|but|also|oh|ok|okay)\W+)?(?:do|does|did|is|are|was|were|am|can|could|would|will|"
     r"should|shall|may|might|have|has|what|where|when|who|whom|whose|why|how|which)\b", _I)
@@ -281,11 +283,13 @@ def without_secret(sentence: str) -> str | None:
     """
     if not (PLACEHOLDER.search(sentence) or _SECRET_WORD.search(sentence)):
         return None
-    if not (PLACEHOLDER.search(sentence) or _SECRET_TOKEN.search(sentence)):
+    pin = bool(_PIN_DIGITS.search(sentence))
+    if not (PLACEHOLDER.search(sentence) or _SECRET_TOKEN.search(sentence) or pin):
         return None
     clauses = [c for c in _CLAUSE.split(sentence) if c and c.strip()]
     kept = [c for c in clauses
-            if not (PLACEHOLDER.search(c) or _SECRET_WORD.search(c) or _SECRET_TOKEN.search(c))]
+            if not (PLACEHOLDER.search(c) or _SECRET_WORD.search(c) or _SECRET_TOKEN.search(c)
+                    or (pin and _PIN_DIGITS.search(c)))]
     return ", ".join(c.strip() for c in kept)
 
 

@@ -33,6 +33,9 @@ _TASK = _rx(
     r"(?:(?:could|can|would|will) you (?:please )?)?(?:convert|add up|tot up|total up|tally|multiply|divide|round|estimate|work out)\b[^.!?]{0,30}\d",
     r"^\W*(?:(?:好的?|那|嗯|对了)[，,]?)?(?:请)?(?:帮我|帮忙|给我)(?:把[^，,。]{1,12}?)?(?!记|提醒|留意|盯|备注)"
     r"(?:排|列|写|做|算|查|找|翻译|译成|整理|规划|安排|起草|拟|想|出|准备|总结|对比|比较|弄|搞)",
+    # round 11: a how-to asked once ("你教教我那个菜咋做", "teach me how to fold it")
+    r"^\W*(?:(?:好的?|那|嗯|对了)[，,\s]*)?(?:你|请你?)?(?:教教我|教我|告诉我)[^，,。！？]{0,16}?(?:咋|怎么|如何)",
+    r"^\W*(?:(?:ok(?:ay)?|so|now|and|please)[\s,]+)*(?:(?:could|can|would|will) you (?:please )?)?(?:teach|show) me how\b",
 )
 SUM = re.compile(r"^\W*(?:(?:could|can|would|will) you (?:please )?)?(?:convert|work out|add up|tot up|total up)\b"
                   r"[^.!?]{0,30}\d", _I)

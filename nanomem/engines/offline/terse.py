@@ -29,7 +29,10 @@ _I = re.IGNORECASE
 _LABEL = re.compile(r"^\s*(?P<label>[A-Za-z][\w'’ -]{1,40}?)\s*:\s*(?P<value>\S.*)$")
 _FORWARD = re.compile(
     r"^\W*(?:fwd?|fw|forwarded|forwarding|pasting|pasted|copied|copy of|cc)\b(?:\s+(?:from|of|this|in)\b)?"
-    r"|^\s*(?:转发|转给你|复制)", _I)
+    r"|^\s*(?:转发|转给你|复制)"
+    # round 11: someone forwarded the speaker a thing to look at ("我妹给我转了个东西", "朋友发来一个链接")
+    r"|^\s*[^，,。！？\s]{1,6}?给我(?:转|发)(?:了|来)(?:个|一个|一条|条)?(?:东西|链接|消息|文章|视频|帖子)"
+    r"|^\s*[^，,。！？\s]{1,6}?(?:转来|发来)(?:了)?(?:个|一个|一条|条)?(?:东西|链接|消息|文章|视频|帖子)", _I)
 _QUOTE = re.compile(r"(?<!\w)'((?:[^']|(?<=\w)'(?=\w)){2,}?)'(?!\w)|\"([^\"]{2,}?)\"|“([^”]{2,}?)”|‘([^’]{2,}?)’|「([^」]+)」|『([^』]+)』")
 _SAYING = re.compile(r"\b(?:said|says|say|told|tells|asked|asks|wrote|writes|texted|replied|shouted|goes)\b|说|告诉|问",
                      _I)
