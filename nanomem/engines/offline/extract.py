@@ -260,7 +260,7 @@ _STYLE_STRONG = _rx(
     r"exclamation(?: marks?| points?)?|spelling|tone|formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|"
     r"blunt(?:ly)?|concise(?:ly)?|verbose|terse|jargon|plain (?:text|language|english)|code blocks?|"
     r"formatting|layout|all caps|metric units|imperial units|lay (?:it|them|this|that|everything) out|"
-    r"bold|italics?|[a-z]+-separated|comma[- ]delimited|tab[- ]delimited|csv|tsv|"  # round 11: "give it back tab-separated"
+    r"bold|italics?|links|urls|hyperlinks|[a-z]+-separated|comma[- ]delimited|tab[- ]delimited|csv|tsv|"  # round 11: "give it back tab-separated"
     r"(?:short|shorter|long|longer|small|brief) paragraphs|one[- ]sentence|grid references?|lat(?:itude)?[ /-]long?(?:itude)?)\b",
     r"\b(?:in|into)\s+(?:plain\s+|simple\s+|british\s+|american\s+)?(?:english|spanish|french|german|"
     r"italian|portuguese|dutch|chinese|mandarin|cantonese|japanese|korean|russian|arabic|polish|"
@@ -299,7 +299,7 @@ _STYLE_ZH = re.compile(
     r"语气|口气|格式|要点|列表|清单|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
     r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔|小数|四舍五入|保留[^，。！？]{0,4}位"
     r"|公历|农历|阳历|阴历|(?:都|一律|别|不要|只)写成?"  # round 7: how to write dates and the like
-    r"|(?:你|您)(?:跟我)?(?:说话|讲话|回话)|大白话|白话"  # round 11: how the agent talks ("你说话别整那么文绉绉的")
+    r"|(?:你|您)(?:跟我)?(?:说话|讲话|回话)|大白话|白话|链接|网址"  # round 11: how the agent talks ("你说话别整那么文绉绉的")
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
 )
 _IMPERATIVE = _rx(
@@ -386,6 +386,9 @@ _MILESTONE = _rx(
 _ASKED_PREFERENCE = _rx(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b", r"\bmy favou?rite\b",
                         r"喜欢", r"偏好", r"讨厌")
 _NUMBER = re.compile(r"\d")
+_OPENING_YEAR = re.compile(r"^\W*(?:(?:back|way back|oh|so|and)\s+)*(?:in|during|around)\s+(?:19|20)\d\d\b", _I)
+# Round 11: a form asked for one thing handed over after a colon ("title case for the list pls: ana, bo, cy")
+_FOR_THIS = re.compile(r"\bfor (?:the|this|these|that|those|my|our) [\w' -]{1,30}[:：]\s*\S")
 _QUESTION = re.compile(r"[?？]\s*$")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|we|we're|we’re|our|us)\b", _I)
 def classify_sentence(sentence: str) -> str | None:
@@ -422,7 +425,8 @@ def classify_sentence(sentence: str) -> str | None:
     year_story = occasion or is_year_anecdote(sentence, is_narrative(without_year(sentence))) and not (
         _TRANSACTION.search(sentence) or _MILESTONE.search(sentence))
     # round 11: a story dated by its past year is told in the past, names and all ("In 1987 a man came in …")
-    narrative = (is_narrative(sentence) or year_story) and not _MILESTONE.search(sentence)
+    narrative = (is_narrative(sentence) or occasion or (year_story and bool(_OPENING_YEAR.match(sentence)))
+                 ) and not _MILESTONE.search(sentence)
     named = has_name(sentence)
     identity = bool(_IDENTITY.search(sentence) or _HEALTH.search(sentence) or is_self_introduction(sentence))
     starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
@@ -524,7 +528,7 @@ def is_style_request(sentence: str) -> bool:
     >>> is_style_request("解释的时候用英文单词。"), is_style_request("语气轻松一点。")
     (True, True)
     """
-    if _SUM.search(sentence):
+    if _SUM.search(sentence) or _FOR_THIS.search(sentence):
         return False  # round 8: "Could you work out how much 3 yards is in cm?": a sum asked once, not a form
     if is_output_note(sentence) or is_conditional_instruction(without_opener(sentence)) or is_reminder_rule(sentence):
         return True  # round 8: "Replies short.", "When you quote a price, round it up."; round 9: "Oh and when you …", "the day before"
