@@ -136,6 +136,7 @@ _TIME_CLOSING_ZH = re.compile(
     r"今天|明天|后天|今晚|明晚|今早|早上|晚上|上午|下午|中午|周末|待会儿?|一会儿?|回头|改天|"
     r"到这里|到这儿|到此|这样|们|先|再|就|那|聊|吧|睡了")
 _DIGIT = re.compile(r"\d")
+_LABEL = re.compile(r"^\s*[A-Z][a-z]+(?: [a-z]+){0,3}\s*:\s*(?P<value>\S.*)$")
 _INNER_NAME = re.compile(r"(?<=[a-z,;:])\s+(?:[A-Z][a-z]+|[A-Z]{2,})\b")
 _OWN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|my|mine|we|we're|we’re|our|ours)\b", re.I)
 _OPENERS = SOCIAL_WORDS - {"that", "that's", "it's", "what", "what's", "how", "you're", "one"} | {"honestly", "so", "and", "but"}
@@ -214,6 +215,9 @@ def filler_kind(text: str) -> str | None:
     """
     if not text.strip() or PLACEHOLDER.search(text):
         return None
+    label = _LABEL.match(text)
+    if label and content_left(label.group("value")):
+        return None  # round 11: "Insurer: Santam" is a label and its value, not "Mel: thanks!"
     if not content_left(text):
         return "social"
     if _is_bare_plan(text):

@@ -217,6 +217,10 @@ _NAMED = re.compile(
     r"|" + _ROLE_ZH + r"是我[^，。！？]{0,6}?" + _ROLE_ZH + HAN_CLASS + r"{2,3}[，,。]"  # "伴娘是我大学室友褚一凡，"
     # round 5: a role, a name and "at their place": "从茶农岩温那里收的", "找房东老周家"
     r"|" + _ROLE_ZH + HAN_CLASS + r"{2,3}(?:那里|那儿|那边|家的|家里)"
+    # round 11: my role, then a name before a pause of voice input or a comma ("我孙子涵涵 今年上初二")
+    r"|(?:^|\s)我(?:的|家)?(?:" + _ROLE_ZH[3:-1] + r"|孙子|孙女|外孙|外孙女|老伴)\s?"
+    r"(?![给把被让跟和在是说也都就还要会去来了的上下不没很挺太又才刚已出回走到看做吃喝睡住买今明昨每])"
+    + HAN_CLASS + r"{2,3}(?=[\s，,。])"
 )
 _PLACE = _rx(
     r"\bour (?:office|company|headquarters|shop|studio|team|school|clinic) (?:is|are) (?:now )?(?:in|at|on|based)\b",
@@ -408,8 +412,7 @@ def classify_sentence(sentence: str) -> str | None:
     if without_quotes(sentence) != sentence and not reports_speech(sentence):
         return classify_sentence(without_quotes(sentence))  # round 8: a quotation is no cue of its own
     style = is_style_request(sentence)
-    if not style and (is_filler(sentence) and not is_label_note(sentence)  # round 11: "Insurer: Santam" is no greeting
-                      or is_task_request(sentence)):
+    if not style and (is_filler(sentence) or is_task_request(sentence)):
         return None  # social talk, a sign-off, a bare plan; a task done in the conversation
     preference = style or bool(_PREFERENCE.search(sentence))
     if is_retraction(sentence):
