@@ -16,7 +16,8 @@ Every error knows the exit code the CLI returns for it::
     │   └── UnusableFileError (2) a file the repository needs is unusable (HEAD, a link loop)
     ├── DreamError (1)         a Dream run could not complete
     └── ForgetError (2)        a forget cannot start: a pattern too short or too broad, or
-                               another forget left unfinished
+                               another forget left unfinished; or a file it must write is not
+                               writable (it finishes from its journal when rerun)
 
 A message says what failed, where, and what to do, for example
 ``history.jsonl line 41: cursor 'abc' is not an integer; remove or repair the line``.

@@ -110,7 +110,16 @@ def run_forget(
     if options.dry_run:
         return _dry_run(workspace, matcher, options, clock)
     with memory_lock(workspace):  # the memory files' one writer lock
-        return _real_run(workspace, matcher, options, config or Config(), clock, step)
+        try:
+            return _real_run(workspace, matcher, options, config or Config(), clock, step)
+        except OSError as exc:  # a file it must write: permissions, a full disk, a bad path
+            where = Path(exc.filename) if exc.filename else workspace.root
+            if where.name.endswith(".tmp"):  # the atomic write's temporary: name its folder
+                where = where.parent
+            raise ForgetError(
+                f"{where}: unusable ({exc.strerror or exc}); fix its permissions (or free disk "
+                "space), then rerun the same forget: it finishes from its journal"
+            ) from exc
 
 
 def _dry_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions,

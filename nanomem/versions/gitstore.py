@@ -188,6 +188,11 @@ class GitStore:
         exists = git_dir.is_dir()
         if not exists and not create:
             raise GitStoreError(f"{ws.root}: no memory repository; run `nanomem init` to create one")
+        if exists and not (git_dir / "HEAD").exists():  # else HEAD reads as "no commits"
+            raise UnusableFileError(  # and an init: commit would start an orphan history
+                f"{git_dir}/HEAD: missing; write `ref: refs/heads/main` into it (the branch "
+                f"nanomem commits to; `git --git-dir={git_dir} branch` lists them) and retry"
+            )
         try:
             if exists:
                 repo = Repo(str(git_dir)) if separate else Repo(str(ws.root))

@@ -20,6 +20,7 @@ loose or packed, so the old blobs are gone from the object store.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import stat
@@ -38,6 +39,8 @@ from nanomem.errors import GitStoreError
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID
     from dulwich.refs import Ref
+
+log = logging.getLogger(__name__)
 
 STAGING_PREFIX = b"refs/nanomem-forget/"
 GITLINK_MODE = 0o160000
@@ -243,7 +246,12 @@ def refresh_index(repo: Repo, work_tree: Path | None, plan: RewritePlan) -> None
     index_path = Path(repo.controldir()) / "index"
     if not index_path.exists():
         return
-    index = repo.open_index()
+    try:
+        index = repo.open_index()
+    except (OSError, AssertionError, ValueError) as exc:  # dulwich asserts on a bad header
+        log.warning("%s: not updated (%s); `git status` may list memory files; to rebuild it: "
+                    "rm %s && git reset -q", index_path, exc, index_path)
+        return  # the index is git's cache of the work tree: the rewrite stands without it
     changed = False
     for path, entry in list(index.items()):
         sha = getattr(entry, "sha", None)

@@ -14,7 +14,9 @@ An object the repository refers to but does not hold raises :class:`MissingObjec
 from __future__ import annotations
 
 import stat
+import zlib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from dulwich.objects import Blob, Commit, ShaFile, Tree
@@ -41,12 +43,23 @@ def oid(sha: bytes) -> ObjectID:
 
 
 def get_object(store: BaseObjectStore, sha: bytes) -> ShaFile:
-    """The object ``sha`` of ``store``; a missing one is a :class:`MissingObjectError`."""
+    """The object ``sha`` of ``store``; a missing one is a :class:`MissingObjectError`, one
+    whose bytes do not inflate (a damaged loose object or pack) a :class:`GitStoreError`
+    naming its file."""
     try:
         return store[oid(sha)]
     except KeyError:
         raise MissingObjectError(
             f"object {sha.decode('ascii', 'replace')[:7]} is missing") from None
+    except zlib.error as exc:
+        hex_id = sha.decode("ascii", "replace")
+        objects = Path(getattr(store, "path", "objects"))
+        loose = objects / hex_id[:2] / hex_id[2:]
+        where = loose if loose.is_file() else objects / "pack"
+        raise GitStoreError(
+            f"{where}: object {hex_id[:7]} is damaged (zlib: {exc}); check the repository with "
+            f"`git --git-dir={objects.parent} fsck` and restore the object from a backup or a clone"
+        ) from exc
 
 
 def read_object(store: BaseObjectStore, sha: bytes, kind: type[_Object]) -> _Object:
