@@ -443,3 +443,17 @@ def test_append_records_when_the_words_were_said_beside_the_nanobot_fields(works
 def test_append_refuses_a_said_at_that_is_not_a_minute(workspace: Path) -> None:
     with pytest.raises(HistoryError, match="said_at must be 'YYYY-MM-DD HH:MM'"):
         History(Workspace(workspace)).append("x", said_at="yesterday")
+
+
+def test_history_reads_backwards_lines_longer_than_its_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import nanomem.store.historyfile as historyfile
+
+    monkeypatch.setattr(historyfile, "_TAIL_BLOCK", 7)  # every line below spans blocks
+    data = b"\n".join([b"a" * 40, b"", b"bc", b"d" * 7, b"e" * 8, b"f" * 6 + b"\n" + b"g" * 29])
+    path = tmp_path / "history.jsonl"
+    path.write_bytes(data)
+    with path.open("rb") as handle:
+        reader = historyfile.LineReader(handle, path, historyfile.MalformedLines())
+        assert list(reader.iter_backward()) == list(reversed(data.split(b"\n")))

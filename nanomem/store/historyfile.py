@@ -280,14 +280,20 @@ class LineReader:
 
     def iter_backward(self) -> Iterator[bytes]:
         """The file's lines (without newline), last first, read backwards in blocks."""
-        end, carry = self.size, b""
+        end = self.size
+        carry: list[bytes] = []  # the pieces of a line that spans blocks, last piece first
         while end > 0:
             begin = max(0, end - _TAIL_BLOCK)
             self.handle.seek(begin)
-            block = self.handle.read(end - begin) + carry
+            block = self.handle.read(end - begin)
+            if begin > 0 and b"\n" not in block:  # inside a long line: split each byte once,
+                carry.append(block)               # never the growing carry (a 5 MB line took
+                end = begin                       # minutes: quadratic in its length)
+                continue
             lines = block.split(b"\n")
-            carry = lines[0] if begin > 0 else b""
-            yield from reversed(lines if begin == 0 else lines[1:])
+            lines[-1] += b"".join(reversed(carry))
+            carry = [lines.pop(0)] if begin > 0 else []
+            yield from reversed(lines)
             end = begin
 
     def last_entries(self, count: int) -> list[HistoryEntry]:
