@@ -434,16 +434,25 @@ def variants() -> list[Variant]:
 # ---------------------------------------------------------------- judging
 
 
+_HASHES: dict[tuple[str, int, int, int, int], str] = {}
+
+
 def snapshot(ws: Path) -> dict[str, str]:
+    """Each file's content hash (derived files aside); a file is hashed again only when its
+    stat signature changed."""
     snap: dict[str, str] = {}
     for p in sorted(ws.rglob("*")):
         rel = p.relative_to(ws).as_posix()
         if p.is_symlink() or not p.is_file() or any(d in rel for d in DERIVED):
             continue
-        try:
-            snap[rel] = hashlib.sha1(p.read_bytes()).hexdigest()
-        except OSError:
-            snap[rel] = "unreadable"
+        st = p.stat()
+        key = (str(p), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        if key not in _HASHES:
+            try:
+                _HASHES[key] = hashlib.sha1(p.read_bytes()).hexdigest()
+            except OSError:
+                _HASHES[key] = "unreadable"
+        snap[rel] = _HASHES[key]
     return snap
 
 
@@ -503,6 +512,7 @@ def judge_variant(base: Baseline, var: Variant, work: Path, rng: random.Random,
     uid = 65534 if var.as_nobody and os.geteuid() == 0 else None
     flags: list[tuple[str, str, str]] = []
     results: list[StepResult] = []
+    after: dict[str, str] = {}
     home = {"user": "USER.md", "mem": "memory/MEMORY.md", "forget": "*"}  # else: history
     protected = {k: w for k, w in base.sentinels.items()
                  if home.get(k, "memory/history.jsonl") not in ("*", var.target)}
@@ -510,7 +520,7 @@ def judge_variant(base: Baseline, var: Variant, work: Path, rng: random.Random,
         if results and results[-1].code == -999:  # one hang says enough; keep the run short
             flags.append(("crash", name, "not run after a hang"))
             continue
-        before = snapshot(ws)
+        before = after if results else snapshot(ws)
         r = run_step(str(ws), name, kind, args, spawn=spawn, uid=uid)
         results.append(r)
         after = snapshot(ws)
