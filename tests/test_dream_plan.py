@@ -141,3 +141,20 @@ def test_render_audit_lines_redacts_secrets_in_arguments() -> None:
     assert record["arguments"]["new_text"] == "key [REDACTED:openai-key]"
     assert (record["batch"], record["tool"], record["outcome"], record["commit"]) == (
         "2-5", "edit_file", "failed", None)
+
+
+def test_split_text_costs_about_the_length_of_a_long_line_not_its_square() -> None:
+    from nanomem.dream.prompt import split_text
+
+    seen = [0]
+
+    def estimate(text: str) -> int:  # about four characters a token; counts what it reads
+        seen[0] += len(text)
+        return (len(text) + 3) // 4
+
+    line = "word " * 4_000 + "\n"  # one 20,000-character line, 10 tokens a part
+    parts = split_text(line, 10, estimate)
+    assert "".join(parts) == line
+    assert all(estimate(part) <= 10 for part in parts)
+    assert len(parts) >= 500
+    assert seen[0] < 40 * len(line)  # bisecting the whole rest for each part read ~100x more

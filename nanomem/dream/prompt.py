@@ -218,8 +218,16 @@ def split_text(text: str, max_tokens: int, estimate: Estimate) -> list[str]:
 def _split_long_line(line: str, max_tokens: int, estimate: Estimate) -> list[str]:
     pieces: list[str] = []
     rest = line
-    while rest and estimate(rest) > max_tokens:
-        lo, hi = 1, len(rest)  # largest prefix length that fits, by bisection
+    while rest:
+        # The largest prefix that fits: double a bound, then bisect below it, so a piece costs
+        # about its own length to find (bisecting the whole rest was quadratic in the line).
+        lo, hi = 1, max(1, max_tokens)
+        while hi < len(rest) and estimate(rest[:hi]) <= max_tokens:
+            lo, hi = hi, hi * 2
+        if hi >= len(rest):
+            if estimate(rest) <= max_tokens:
+                break
+            hi = len(rest)
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if estimate(rest[:mid]) <= max_tokens:
