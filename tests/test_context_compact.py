@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from nanomem.memory import Memory
@@ -93,6 +93,7 @@ _entries = st.lists(st.text(alphabet="abc 我。-", min_size=1, max_size=60), ma
 
 
 @settings(max_examples=80, deadline=None)
+@example(files={"SOUL.md": ""}, pending=[], recalled=[], budget=2)  # once gave a bare "## Memory"
 @given(
     files=st.dictionaries(st.sampled_from(sorted(CAPS)), _file, min_size=1, max_size=3),
     pending=_entries, recalled=_entries, budget=st.integers(min_value=0, max_value=120),

@@ -63,6 +63,9 @@ PENDING_HEADER = "## Recent history (not yet in the files; oldest first)"
 QUESTIONS_HEADER = "## Questions for the person (ask; they answer /memory yes N or /memory no N)"
 RECALL_HEADER = "## Recalled from earlier conversations (best match first)"
 COMPACT_HEADER = "## Memory"
+# The smallest block that says anything (``… memory omitted``); below it the block is empty, or
+# a compact header with nothing under it (2 tokens) would be all there is.
+MIN_BLOCK_TOKENS = 3
 #: The shortest announcements of a cut, longest first: the last resorts of a tiny budget.
 CUT_NOTES = ("… memory omitted to fit the budget", "… memory omitted")
 SNIPPET_CHARS = 400
@@ -166,7 +169,7 @@ def render_context(
     >>> render_context({"SOUL.md": "- Be brief.\\n"}, {"SOUL.md": 4000}, 2)
     ''
     """
-    if budget_tokens <= 0 or not (files or pending or recalled or questions):
+    if budget_tokens < MIN_BLOCK_TOKENS or not (files or pending or recalled or questions):
         return ""
     block = _Block(files, caps, skip, pending, recalled, questions)
     everything = block.all_items()
