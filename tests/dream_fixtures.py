@@ -62,6 +62,19 @@ class Setup:
         history = self.ws.history.read_bytes() if self.ws.history.exists() else None
         return {"files": files, "head": self.store.head(), "cursor": cursor, "history": history}
 
+    def dream_rewriting(self, rel: str, head: str, line: str, correction: str, new: str) -> DreamResult:
+        """One Dream over ``correction`` (a history entry) in which the model rewrites ``line``
+        of ``rel`` (the file is ``head`` then ``line``, committed) as ``new``, over MockTransport."""
+        self.write(rel, head + line + "\n")
+        self.store.commit_manual_if_dirty()
+        self.history.append(correction)
+        fake = FakeLLM()
+        edit = ("edit_file", {"path": rel, "old_text": line + "\n", "new_text": new + "\n"})
+        fake.enqueue_tool_calls([edit, finish()])
+        fake.enqueue_tool_calls([finish()])  # a finish beside a refused call waits one round
+        with provider_over("mock", fake) as engine:
+            return self.dream(engine)
+
     def reconfigure(self, **changes: Any) -> None:
         self.config = dataclasses.replace(self.config, **changes)
         self.history = History(self.ws, self.config, clock=clock)

@@ -101,15 +101,7 @@ ANA = "- My sister Ana lives in Porto, works as a nurse, has two kids and a dog 
 def test_model_edit_that_drops_the_other_facts_of_a_line_is_refused(
     setup: Setup, new: str, refused: bool,
 ) -> None:
-    setup.write("USER.md", USER + ANA + "\n")
-    setup.store.commit_manual_if_dirty()
-    setup.history.append("- [correction] My sister Ana moved to Lisbon.")
-    fake = FakeLLM()
-    edit = ("edit_file", {"path": "USER.md", "old_text": ANA + "\n", "new_text": new + "\n"})
-    fake.enqueue_tool_calls([edit, finish()])
-    fake.enqueue_tool_calls([finish()])  # a finish beside a refused call waits one round
-    with provider_over("mock", fake) as engine:
-        result = setup.dream(engine)
+    result = setup.dream_rewriting("USER.md", USER, ANA, "- [correction] My sister Ana moved to Lisbon.", new)
 
     if refused:
         assert setup.read("USER.md") == USER + ANA + "\n"

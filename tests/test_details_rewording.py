@@ -10,8 +10,7 @@ import pytest
 
 from nanomem.dream.gates.details import find_dropped
 from nanomem.text.stems import stem
-from tests.dream_fixtures import Setup, finish, make_setup, provider_over
-from tests.fakellm import FakeLLM
+from tests.dream_fixtures import Setup, make_setup
 
 USER = "# User\n\n## Facts\n"
 ANA = "- Ana lives in Porto, teaches piano to kids, loves hiking"
@@ -95,15 +94,7 @@ def test_details_still_refuses_a_lost_clause_or_an_altered_value(
 def test_model_edit_that_rewords_a_line_is_accepted_and_one_that_drops_a_clause_refused(
     setup: Setup, new: str, refused: bool,
 ) -> None:
-    setup.write("USER.md", USER + ANA + "\n")
-    setup.store.commit_manual_if_dirty()
-    setup.history.append("- [correction] Ana moved to Lisbon.")
-    fake = FakeLLM()
-    edit = ("edit_file", {"path": "USER.md", "old_text": ANA + "\n", "new_text": new + "\n"})
-    fake.enqueue_tool_calls([edit, finish()])
-    fake.enqueue_tool_calls([finish()])  # a finish beside a refused call waits one round
-    with provider_over("mock", fake) as engine:
-        result = setup.dream(engine)
+    result = setup.dream_rewriting("USER.md", USER, ANA, "- [correction] Ana moved to Lisbon.", new)
 
     if refused:
         assert setup.read("USER.md") == USER + ANA + "\n"
