@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from nanomem.engines.offline.extract import classify_sentence, is_style_request
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.extract import classify_sentence
 from nanomem.engines.offline.slots import same_slot
 from tests.dream_fixtures import Setup
 from tests.test_offline_round7 import MEMORY, USER, dream_message, memory_text, seed, setup  # noqa: F401 (a fixture)

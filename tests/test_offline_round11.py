@@ -11,7 +11,8 @@ import pytest
 
 from nanomem.engines.offline.dream import find_corrected
 from nanomem.engines.offline.engine import extract_facts
-from nanomem.engines.offline.extract import classify_sentence, is_style_request
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.extract import classify_sentence
 from nanomem.engines.offline.mail import message_body, subject_announces
 from nanomem.engines.offline.relayed import superseded, without_report_frame
 from nanomem.engines.offline.remainder import plan_corrected_line

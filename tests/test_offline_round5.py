@@ -11,7 +11,8 @@ import pytest
 
 from nanomem.engines.offline.dream import route_fact
 from nanomem.engines.offline.engine import OfflineEngine, extract_facts
-from nanomem.engines.offline.extract import classify_sentence, fact_part, is_narrative, is_style_request
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.extract import classify_sentence, fact_part, is_narrative
 from nanomem.engines.offline.shapes import is_note_fragment, is_retraction, is_year_anecdote
 from tests.dream_fixtures import Setup, make_setup
 

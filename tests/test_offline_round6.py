@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from nanomem.engines.offline.extract import classify_sentence, is_narrative, is_style_request
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.extract import classify_sentence, is_narrative
 from nanomem.engines.offline.shapes import is_occasion_anecdote, without_numbers
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from nanomem.engines.offline.engine import OfflineEngine, extract_facts
-from nanomem.engines.offline.extract import classify_sentence, is_style_request
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.extract import classify_sentence
 from nanomem.engines.offline.shapes import is_retraction
 from nanomem.engines.offline.slots import same_slot
 from nanomem.memory import Memory

@@ -11,7 +11,8 @@ import pytest
 
 from nanomem.engines.offline.dream import route_fact
 from nanomem.engines.offline.engine import OfflineEngine, extract_facts
-from nanomem.engines.offline.extract import classify_sentence, is_style_request
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.extract import classify_sentence
 from nanomem.engines.offline.reslot import implied_correction
 from tests.dream_fixtures import Setup
 from tests.test_offline_round7 import MEMORY, USER, dream_message, memory_text, seed, setup  # noqa: F401 (a fixture)

@@ -13,7 +13,8 @@ import pytest
 from nanomem.engines.offline.asks import is_reminder_rule, without_opener
 from nanomem.engines.offline.dream import route_fact
 from nanomem.engines.offline.engine import extract_facts, render_archive_arguments
-from nanomem.engines.offline.extract import classify_sentence, is_style_request
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.extract import classify_sentence
 from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import is_news_report, superseded, without_report_frame
 from nanomem.engines.offline.recase import name_casing, recased

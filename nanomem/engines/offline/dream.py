@@ -53,7 +53,8 @@ from nanomem.dream.gates.injection import find_injection
 from nanomem.text.redact import redact
 from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
-from nanomem.engines.offline.extract import is_self_introduction, is_style_request
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.extract import is_self_introduction
 from nanomem.text.overlap import distinctive, is_duplicate, phrases, tokens
 from nanomem.engines.offline.remainder import plan_corrected_line
 from nanomem.engines.offline.reslot import implied_correction

@@ -26,13 +26,13 @@ from datetime import datetime
 from typing import Any
 
 from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall, Usage
+from nanomem.engines.offline.answer_style import is_style_request
 from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the engine's sentence rules)
     MAX_FACT_CHARS,
     announces_change,
     classify_sentence,
     fact_part,
     is_narrative,
-    is_style_request,
 )
 from nanomem.engines.offline.mail import message_body, subject_announces
 from nanomem.engines.offline.recase import name_casing, recased, restore, writes_lower_case

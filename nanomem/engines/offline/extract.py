@@ -2,9 +2,10 @@
 
 Sentences come from :func:`nanomem.engines.offline.sentences.split_sentences`;
 :func:`classify_sentence` judges each sentence on its own and returns its mark (``correction``,
-``permanent``, ``ephemeral``, ``durable``) or ``None``. :func:`is_style_request` tells a rule for
-how the assistant should answer ("keep replies short", "语气轻松一点"); the offline Dream routes
-those to ``SOUL.md``. ``docs/offline-engine.md`` lists every trigger.
+``permanent``, ``ephemeral``, ``durable``) or ``None``. Two families of its rules live apart: the
+cues of a correction (:mod:`nanomem.engines.offline.correction_cues`) and a request for how the
+assistant should answer (:mod:`nanomem.engines.offline.answer_style`, which the offline Dream
+also reads). ``docs/offline-engine.md`` lists every trigger.
 
 >>> classify_sentence("Keep your replies under five lines."), classify_sentence("Sure, thanks.")
 ('durable', None)
@@ -14,18 +15,17 @@ from __future__ import annotations
 
 import re
 
-from nanomem.engines.offline.asks import is_reminder_rule, without_opener
+from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.correction_cues import has_correction_cue, tells_of_change
 from nanomem.engines.offline.notices import is_machine_notice
-from nanomem.engines.offline.relayed import is_news_report, without_report_frame
-from nanomem.engines.offline.tasks import SUM as _SUM, is_task_request
+from nanomem.engines.offline.relayed import without_report_frame
+from nanomem.engines.offline.tasks import is_task_request
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.tense import is_narrative
 from nanomem.engines.offline.terse import (
     is_day_anecdote,
-    is_conditional_instruction,
     is_label_note,
     is_naming,
-    is_output_note,
     is_pasted,
     is_place_note,
     is_role_naming,
@@ -33,11 +33,9 @@ from nanomem.engines.offline.terse import (
     without_quotes,
 )
 from nanomem.engines.offline.shapes import (
-    denied_value,
     is_note_fragment,
     is_occasion_anecdote,
     is_retraction,
-    is_verbless,
     is_self_named,
     is_year_anecdote,
     statement_before_question,
@@ -62,83 +60,6 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # Each category: English patterns, then Chinese. The order of marks is decided in classify_sentence().
-_CORRECTION_STRONG = _rx(
-    r"\bcorrection\b", r"\bno longer\b", r"\bnot anymore\b", r"\banymore\b", r"\bnot\b[^.!?,]{1,30}\bany more\b",
-    r"\b(?:I|we)(?:'ve| have)? moved\b(?! (?:the|our|my|his|her|their|its|it|them|a|an|this|that|some|all)\b)",
-    r"\binstead\b", r"\bchanged? (?:it )?to\b", r"\bswitch(?:ed)? to\b", r"\bnot\b[^.!?]{1,40}\bbut\b",
-    r"\bI was wrong\b", r"\bchange of plans?\b", r"^\s*(?:update|correction)\b[^:：]{0,30}[:：]",
-    # admitting a mistake, and "X is Y, not Z"
-    r"\b(?:is|are|was|were|'s|'re)\b[^!?]{1,60},\s*not\s+(?:what\b|as\b|(?-i:[A-Z])|\d|[$€£¥])",
-    r"更正", r"改成", r"改为", r"搬到", r"搬去", r"搬家", r"不再", r"换成",
-    r"(?:提高|提升|增加|降低|降|减少|调整|推迟|延期|延到|提前|改|放慢|加快|缩短|延长|放宽|收紧)(?:到|为|成|至)",
-    r"改(?:去|在|用|订|签|约)",
-    r"换(?:到|去|用)", r"不是[^，。！？]{1,12}而是",
-    r"不是(?:[^，。！？\s了]{0,4}\d[^，。！？\s了]{0,6})了",  # round 11: "一个月2800 不是3200了": no longer that value
-    r"涨(?:到|为|至|成)", r"改期", r"以后[^，。！？]{0,10}?(?:都|全)?交给",
-    # a changed person: "we replaced Ada with Bo", "the new accountant is Lena Ruiz"
-    r"\breplaced (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? with (?-i:[A-Z])",
-    r"\bbeen calling (?:\w+ ){0,2}(?-i:[A-Z])\w+\b[^.!?]{0,60}\b(?:it|he|she)(?:'s|’s| is) (?-i:[A-Z])",  # round 7
-    r"\b(?:the|my|our|his|her|their) new (?:[a-z]+ ){1,2}(?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
-    # round 10: the same without its article in second-language English ("…, new team lead is Ola Berg"),
-    # and a new one issued ("they've issued a new policy number PX-2210")
-    r"(?:^|[,;:]\s*)new (?:[a-z]+ ){1,2}(?:is|are|will be) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
-    r"\b(?:issued|assigned|allocated)\b (?:(?:me|us|him|her|them) )?(?:with )?a new\b",
-    # round 11: the old value in brackets ("WRAP MOVES TO 16 JULY (was 9 July)"), and "X not Y"
-    # between two values without the comma of unpunctuated text ("goes to Cape Town not Durban")
-    r"\(\s*(?:was|previously|formerly)\s+[^()]{1,30}\)",
-    r"(?-i:\b(?!I\b)[A-Z][\w'’-]*|\b\d[\w:.]*)\s+not\s+(?-i:[A-Z][a-z]|\d)",
-    # round 5: a Chinese change told as done, "我们换快递了" (换 + what was changed + 了)
-    r"换(?!成|到|去|用)[^，。！？了]{1,6}了",
-)
-# Round 5: someone changed the speaker's slot ("The harbourmaster moved me.", "they rebooked us"):
-# announces a change whose value comes next.
-_MOVED_ME = _rx(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|upgraded|downgraded|relocated) (?:me|us)\b",
-               # round 9: someone else moved ("They've moved Mum downstairs.", "moved Dad to ward 4")
-               r"\b(?:moved|transferred|relocated|swapped) (?:him|her|them|mum|mom|dad|(?-i:[A-Z])[a-z]+|(?:my|our) (?:mum|mom|dad|mother|father|son|daughter|gran|nan))\b(?! (?:and|to the shops)\b)",
-               r"\b(?:has|have|had|'s|’s) (?:moved|changed)\W*$")  # round 7: "Office has moved."
-# Admitting a mistake ("I'd misread it", "I got the dates wrong", 记错了): a correction when the
-# sentence is decisive anyway.
-_ADMISSION = _rx(
-    r"\bI(?:'d| had)? (?:misread|misspoke|mistyped|misremembered)\b", r"\bmy (?:mistake|bad)\b",
-    r"\bI (?:got|had) (?:it|that|this|the \w+(?: \w+)?) wrong\b", r"\bscratch that\b",
-    r"^\W*(?:misread|misspoke|mistyped|misremembered|miscounted|misheard|got (?:it|that) wrong)\b",  # round 7
-    r"^\W*(?:the |my |our )?(?:\w+ ){1,2}(?:was|were|is|are) wrong\W*$", r"\bwhat am I saying\b", r"\bturns out\b",
-    r"记错了", r"说错了", r"搞错了",
-)
-# A verb of change followed by "to"/"until" ("raised the budget to 5,750"): a correction when
-# the sentence also carries a value (number, identifier, name) or another decisive signal.
-_CORRECTION_CHANGE = _rx(
-    r"\b(?:changed|raised|lowered|increased|decreased|reduced|cut|bumped|moved|pushed|postponed|"
-    r"rescheduled|updated|extended|shortened|switched|upgraded|downgraded|renamed|relocated|"
-    r"put (?:\w+ ){0,3}(?:up|down)|went (?:up|down)|rose|fell|jumped|dropped|climbed|hiked|"
-    # round 5 study: the other forms of the same verbs ("agreed to lower the mark to 58")
-    r"(?:to|will|'ll|going to) (?:change|raise|lower|increase|decrease|reduce|cut|move|push|postpone|"
-    r"reschedule|extend|shorten|switch|upgrade|downgrade|rename|relocate|bump))\b"
-    r"[^.!?]{0,60}?\b(?:to|until)\b",
-    r"\b(?:moved|relocated)\b[^.!?]{0,40}?\binto\b",  # round 11: "the archive moved into the library"
-)
-# Round 11: the same verbs in the present ("WRAP MOVES TO 16 JULY", "we're moving base to X"): a
-# correction only when the sentence is not near-term ("the recce moves to Monday this week")
-_CORRECTION_CHANGE_NOW = _rx(
-    r"\b(?:moves|moving|changes|changing|shifts|shifting|pushes|pushing)\b[^.!?]{0,60}?\b(?:to|until|into)\b")
-_CORRECTION_WEAK = _rx(
-    r"\bactually\b", r"其实", r"不对", r"错了", r"现在",
-    r"\b(?:I|we|you|they|he|she|it)(?:'re|'m|'s|’re|’m|’s| are| am| is)?\s+now\b", r"\b(?:is|are)\s+now\b",
-    r"\bnow\s*[.!]?\s*$", r"(?:\b(?:is|are|am)|'re|'m|'s|’re|’m|’s)\s+[^,.;!?]{1,30}?\s+now\s*[,;]",
-    # round 5: "the fee is £425 after all", "no more damp", "we're in a new flat", and the old
-    # value out of service ("B14 is being dredged")
-    r"\bafter all\b(?!\s+(?:that|the|this|those|these|my|our|his|her|their|its|of|we|I|you|he|she|they|it)\b)", r",\s*(?:but\s+|and\s+)?no more\b(?! than)",
-    r"(?:\b(?:is|are|am)|'re|'m|'s|’re|’m)\s+(?:now\s+)?(?:in|at|on|into)\s+(?:a|an|our|my|the)\s+new\b",
-
-    r"\b(?:reissued|re-issued|replaced|renewed|swapped)\b", r"变动|变更",
-    # a replacement: "BA 117 was cancelled", "they rebooked me", "the new job is KS-4471"
-    r"\b(?:cancell?ed|called off|rebooked|replaced|reassigned)\b", r"(?:^\W*|\bthe |\bmy |\bour )new \w+ (?:is|are)\b",
-    r"取消了", r"新的\S{0,6}是",
-)
-# Round 5: the old value out of service ("B14 is being dredged", "仓库正在装修"): the sentence
-# that says so names the new value beside it, a correction.
-_OUT_OF_SERVICE = _rx(r"\b(?:is|are)\s+(?:being|getting)\s+(?:\w+ed|\w+en|rebuilt|redone|dug|built)\b",
-                      r"正在(?:装修|维修|整修|翻新|施工)")
 # Round 5: a place named with "is/are at", "is/are held in": "Rehearsals are at the Old Mill".
 _VENUE = re.compile(
     r"\b(?:is|are)\s+(?:usually\s+|always\s+|normally\s+|now\s+|held\s+|based\s+)*(?:at|in)\s+(?:the\s+)?"
@@ -254,77 +175,6 @@ _PREFERENCE = _rx(
     r"^\s*(?:please\s+)?(?:don'?t|do not|never|always)\b",
     r"喜欢", r"偏好", r"讨厌", r"请用", r"请总是", r"请始终", r"请一直", r"用\S{1,6}(?:回答|回复)", r"请不要", r"别用", r"不要用", r"最爱",
 )
-# How the assistant should answer: a form word (format, tone, language) or a form phrase
-# ("as numbered lists", "under 50 words", "keep it short") in a request. Words that ordinary
-# talk also uses ("the guest list", "a short walk") count only inside such a phrase.
-_NUM_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)"
-_STYLE_STRONG = _rx(
-    r"\b(?:bullets?|bullet[- ]points?|bulleted|numbered|markdown|emojis?|emoticons?|smileys?|smiley faces?|"
-    r"lower[- ]?case|upper[- ]?case|capital letters|capitals|sentence case|title case|"  # round 9: letter case
-    r"exclamation(?: marks?| points?)?|spelling|tone|formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|"
-    r"blunt(?:ly)?|concise(?:ly)?|verbose|terse|jargon|plain (?:text|language|english)|code blocks?|"
-    r"formatting|layout|all caps|metric units|imperial units|lay (?:it|them|this|that|everything) out|"
-    r"bold|italics?|links|urls|hyperlinks|[a-z]+-separated|comma[- ]delimited|tab[- ]delimited|csv|tsv|"  # round 11: "give it back tab-separated"
-    r"(?:short|shorter|long|longer|small|brief) paragraphs|one[- ]sentence|grid references?|lat(?:itude)?[ /-]long?(?:itude)?)\b",
-    r"\b(?:in|into)\s+(?:plain\s+|simple\s+|british\s+|american\s+)?(?:english|spanish|french|german|"
-    r"italian|portuguese|dutch|chinese|mandarin|cantonese|japanese|korean|russian|arabic|polish|"
-    r"swedish|norwegian|danish|finnish|greek|turkish|hindi|ukrainian|czech|"
-    # round 11: the rest of the closed class of languages
-    r"afrikaans|zulu|isizulu|xhosa|isixhosa|sesotho|setswana|swahili|amharic|yoruba|igbo|hausa|welsh|irish|"
-    r"gaelic|scots|catalan|basque|galician|romanian|hungarian|bulgarian|croatian|serbian|slovak|slovene|"
-    r"slovenian|estonian|latvian|lithuanian|icelandic|hebrew|persian|farsi|urdu|bengali|punjabi|tamil|"
-    r"telugu|gujarati|marathi|nepali|sinhala|thai|vietnamese|indonesian|malay|tagalog|filipino|maori|"
-    r"esperanto|latin)\b",
-    r"\bas (?:a |an )?(?:numbered |bulleted |short |simple )?(?:lists?|tables?|checklists?)\b",
-    r"\bin (?:a |one )?tables?\b", r"\b(?:one|a) (?:row|line|column) (?:per|for each)\b",
-    r"\b(?:under|below|max(?:imum)?|at most|no more than|fewer than|less than|within) " + _NUM_WORD
-    + r" (?:words|lines|sentences|paragraphs|bullets)\b",
-    r"\b" + _NUM_WORD + r" (?:words|lines|sentences|paragraphs) (?:max|at most|or less|or fewer)\b",
-    r"\bas (?:a |an )?(?:unified |inline |side-by-side )?(?:diffs?|patch(?:es)?)\b", r"\bitemi[sz]e[ds]?\b",
-    r"\b(?:one-line|single-line|step-by-step|numbered) (?:steps|answers|replies|points|instructions)\b",
-    r"\brather than (?:long )?(?:paragraphs|prose|essays|walls? of text)\b",
-    r"\b(?:unvarnished|sugar-?coat\w*|brutally honest|candid(?:ly)?)\b",
-    r"\b(?:keep|make) (?:it|them|things|everything|(?:your |the )?(?:answers|replies|responses|messages|"
-    r"summaries)) (?:short|brief|concise|simple|tight)\b",
-    r"\b(?:short|brief)(?:er)? (?:answers|replies|responses|summaries)\b",
-    r"\byour (?:answers|replies|responses|summaries|messages|writing)\b",
-    # round 5: the units and precision of what the agent gives ("wind speeds in knots", "every
-    # time in UTC", "two decimal places"): a closed class of measures, not ordinary words
-    r"\bin (?:knots|nautical miles|miles|kilomet(?:re|er)s|km/h|mph|celsius|fahrenheit|centigrade|"
-    r"metres|meters|feet|inches|centimet(?:re|er)s|litres|liters|gallons|kilos|kilograms|grams|ounces|pounds|stone|"
-    r"tonnes|tons|utc|gmt|zulu|local time|degrees|gradians|grads|radians|mils|"
-    r"24-hour time|24h|12-hour time)\b",
-    r"\b(?:\d+|one|two|three|four) (?:decimal places|decimals|significant figures|dp)\b",
-    # round 6: the clock the agent gives times in ("24h times", "the 12-hour clock")
-    r"\b(?:24h|24-hour|24 hour|12h|12-hour|12 hour) (?:times?|clock|format)\b",
-    r"\bround(?:ed)? (?:to|up|down)\b",
-)
-_STYLE_ZH = re.compile(
-    r"语气|口气|格式|要点|列表|清单|表格|标题|字数|简短|简洁|啰嗦|中文|英文|英语|表情|感叹号|标点|分点|措辞|口语|书面"
-    r"|分项|逐项|逐条|分条|一条一条|像朋友|聊天那样|聊天一样|太官方|官腔|打官腔|小数|四舍五入|保留[^，。！？]{0,4}位"
-    r"|公历|农历|阳历|阴历|(?:都|一律|别|不要|只)写成?"  # round 7: how to write dates and the like
-    r"|(?:你|您)(?:跟我)?(?:说话|讲话|回话)|大白话|白话|链接|网址"  # round 11: how the agent talks ("你说话别整那么文绉绉的")
-    r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
-)
-_IMPERATIVE = _rx(
-    r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+"
-    # round 10: a dictated clause of when, no comma after it ("when you answer me keep it short")
-    r"|\bwhen(?:ever)? you (?:answer|reply|respond|write|text|message|talk)(?: to| back)?(?: me)?\s+)"
-    r"(?:(?:please|just|also|always)\s+)?"
-    r"(?:use|keep(?: to)?|be|stay|avoid|stop|skip|drop|no|don'?t|do not|never|always|reply|answer|respond|"
-    r"format|lay|put|give|show (?:me|them|it|changes|code)|sign|address|stick|limit|cap|spell|do (?:it|them|this|that|everything)|"
-    r"make (?:it|them|sure|everything|all)|write (?:in|it|them|everything|all)|leave out|go easy)\b",
-    r"\b(?:could|can|would|will) you\b",
-    r"\bI(?:'d like| would like| want| need) you to\b", r"\byou (?:should|must)\b", r"\bmake sure you\b",
-)
-_PLEASE = re.compile(r"\bplease\b|\bpl(?:s|z|ease|se)\b|\bif (?:you can|possible)\b|\bwhere possible\b", _I)  # round 7: "… if you can"
-_DETERMINER = re.compile(r"\b(?:the|a|an|this|that|these|those|my|our|his|her|their|its|your)\b", _I)
-_DIRECTIVE_ZH = re.compile(
-    r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,16}都|请|要|就)|每次|始终|一律|务必"
-    r"|(?<![我们他她])用[^，。！？]{0,6}(?:中文|英文|英语|要点|表格|列表|口语|简短)"
-    r"|(?:[^\W\d_一二三四五六七八九十两几半]|一)[点些](?=[，,。！!；;]|$)"
-    r"|就[^，。！？]{0,8}?(?:这么|这样)(?:排|说|写|列|弄|来)"  # round 11: "就一二三这么排": do it this way
-)
 _CONSTRAINT = _rx(
     # round 6: not "must have gone", "must be very full" (a deduction) nor "have never tasted the
     # same since" (the aftermath of a story told in the perfect; "has never been late" stays)
@@ -391,8 +241,6 @@ _ASKED_PREFERENCE = _rx(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b", 
                         r"喜欢", r"偏好", r"讨厌")
 _NUMBER = re.compile(r"\d")
 _OPENING_YEAR = re.compile(r"^\W*(?:(?:back|way back|oh|so|and)\s+)*(?:in|during|around)\s+(?:19|20)\d\d\b", _I)
-# Round 11: a form asked for one thing handed over after a colon ("title case for the list pls: ana, bo, cy")
-_FOR_THIS = re.compile(r"\bfor (?:the|this|these|that|those|my|our) [\w' -]{1,30}[:：]\s*\S")
 _QUESTION = re.compile(r"[?？]\s*$")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|we|we're|we’re|our|us)\b", _I)
 def classify_sentence(sentence: str) -> str | None:
@@ -467,13 +315,7 @@ def classify_sentence(sentence: str) -> str | None:
         or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
     )
     decisive = identity or near_term or durable
-    if (
-        _CORRECTION_STRONG.search(sentence)
-        or ((decisive or named) and (_CORRECTION_CHANGE.search(sentence) or _OUT_OF_SERVICE.search(sentence)
-                                     or (_CORRECTION_CHANGE_NOW.search(sentence) and not near_term)))
-        or (decisive and (_CORRECTION_WEAK.search(sentence) or _ADMISSION.search(sentence) or starting
-                          or denied_value(sentence)))  # round 9: "…, the 31.20 was last year's rate"
-    ):
+    if has_correction_cue(sentence, decisive=decisive, named=named, near_term=near_term, starting=starting):
         return "correction" if (decisive or named or _long_enough(sentence)) else None
     if identity:
         return "permanent"
@@ -515,34 +357,7 @@ def announces_change(sentence: str) -> bool:
     """
     if len(sentence) > MAX_FACT_CHARS or _QUESTION.search(sentence):
         return False
-    return bool(_CORRECTION_STRONG.search(sentence) or _CORRECTION_WEAK.search(sentence)
-                or _ADMISSION.search(sentence) or _MOVED_ME.search(sentence) or is_retraction(sentence)
-                or is_news_report(sentence))  # round 9: "inspector rang.": the news comes next
-
-
-def is_style_request(sentence: str) -> bool:
-    """Whether a sentence asks the assistant to answer in some way (format, length, tone or
-    language): a form word in a request ("keep …", "no …", "please", "could you …", "语气轻松点").
-
-    >>> is_style_request("No emojis in anything you send me, please.")
-    True
-    >>> is_style_request("The table by the window is booked.")
-    False
-    >>> is_style_request("解释的时候用英文单词。"), is_style_request("语气轻松一点。")
-    (True, True)
-    """
-    if _SUM.search(sentence) or _FOR_THIS.search(sentence):
-        return False  # round 8: "Could you work out how much 3 yards is in cm?": a sum asked once, not a form
-    if is_output_note(sentence) or is_conditional_instruction(without_opener(sentence)) or is_reminder_rule(sentence):
-        return True  # round 8: "Replies short.", "When you quote a price, round it up."; round 9: "Oh and when you …", "the day before"
-    if HAN_CHAR.search(sentence):
-        return bool(_STYLE_ZH.search(sentence) and _DIRECTIVE_ZH.search(sentence))
-    # round 6: a terse speaker leaves out the verb ("Three lines max per answer.", "Loads in tonnes."):
-    # a short note (at most six words) with no finite verb of the closed class and no determiner,
-    # which a note leaves out ("The shop sells rope in metres." is a statement)
-    return bool(_STYLE_STRONG.search(sentence) and (
-        _IMPERATIVE.search(sentence) or _PLEASE.search(sentence)
-        or (is_verbless(sentence) and len(sentence.split()) <= 6 and not _DETERMINER.search(sentence))))
+    return tells_of_change(sentence)
 
 
 def is_self_introduction(sentence: str) -> bool:
