@@ -65,3 +65,21 @@ def test_prior_length_counts_content_words_and_half_the_cjk_characters() -> None
     assert prior.plan_content_units("嗯？") == 0.5
     assert prior.plan_length_prior("许妍") == 1 / prior.LENGTH_FULL
     assert prior.plan_length_prior(" ".join(f"word{i}" for i in range(30))) == 1.0
+
+
+def test_search_finds_a_short_reply_said_right_after_the_question(mem: Memory) -> None:
+    say(mem, ["which typesetting tool did you write the thesis in?", "latex."], key="a", day=1)
+    say(mem, ["the thesis kept me up all week at the library, so annoying, I nearly gave up on it"],
+        key="b", day=1)  # shares a word with the question, and says more
+
+    texts = [h.text for h in mem.search("what tool was the thesis written in?", k=3)]
+
+    assert texts.index("latex.") < texts.index(
+        "the thesis kept me up all week at the library, so annoying, I nearly gave up on it")
+
+
+@pytest.mark.parametrize(("near", "replies"), [
+    ("How much was the quote?", True), ("你呢？ ", True), ("Fine.", False), ("", False)])
+def test_prior_a_turn_replies_when_the_turn_before_asked(near: str, replies: bool) -> None:
+    assert prior.plan_replies(near) is replies
+    assert prior.plan_length(1.0, replies=replies) == (prior.REPLY_FLOOR if replies else 1 / 12)

@@ -14,7 +14,9 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   a turn its neighbours' relevance besides. A document-length prior is the classic correction
   (in language-model retrieval, a prior in proportion to length); it is capped so that long
   turns are not favoured over ordinary sentences. Memory-file lines and history entries are
-  distilled facts, short by design, and keep their relevance.
+  distilled facts, short by design, and keep their relevance. A turn said right after a question
+  (its previous turn of the session, ``docs.near``, ends with ``?`` or ``？``) has a length prior
+  of at least :data:`REPLY_FLOOR`: a short reply is often the whole answer ("212", "latex.").
 - ``answer``: :data:`ANSWER_BOOST` when the question asks for a time ("when", "what date",
   什么时候, 哪天, 几号…) and the text holds a time expression (a weekday, a month, "yesterday",
   "last week", "the 3rd", 前天, 上周六, 5月…), or asks for an amount ("how many", "how long",
@@ -41,6 +43,7 @@ from nanomem.search import terms
 
 LENGTH_FULL = 12.0  # content units at which an archived turn has its full relevance
 ANSWER_BOOST = 1.5  # a text holding the kind of answer the question asks for
+REPLY_FLOOR = 0.33  # the least length prior of a turn said right after a question
 
 _TIME_QUESTION = re.compile(
     r"\bwhen\b|\b(what|which) (date|day|time|month|year|week)\b|\bhow long ago\b"
@@ -90,8 +93,28 @@ def plan_answer_prior(cue: re.Pattern[str] | None, text: str) -> float:
     return ANSWER_BOOST if cue is not None and cue.search(terms.normalise(text)) else 1.0
 
 
+def plan_length(units: float, *, replies: bool) -> float:
+    """The length prior of an archived turn of ``units`` content units; at least
+    :data:`REPLY_FLOOR` for a turn that ``replies`` to a question (pure).
+
+    >>> plan_length(1.0, replies=False), plan_length(1.0, replies=True), plan_length(12.0, replies=True)
+    (0.08333333333333333, 0.5, 1.0)
+    """
+    length = min(1.0, units / LENGTH_FULL)
+    return max(length, REPLY_FLOOR) if replies else length
+
+
+def plan_replies(near: str) -> bool:
+    """Whether the turn before (``near``, the end of the previous turn) asked a question (pure).
+
+    >>> plan_replies("How much was the quote? "), plan_replies("好的。你呢？"), plan_replies("ok.")
+    (True, True, False)
+    """
+    return near.rstrip().endswith(("?", "？"))
+
+
 def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, float, str]],
-                query: str) -> dict[int, float]:
+                query: str, replies: frozenset[int] = frozenset()) -> dict[int, float]:
     """Each candidate's relevance × its length and answer priors (pure); ``docs`` maps a
     rowid to its ``(source, content units, text)`` (the text is needed only when the question
     asks for a time or an amount).
@@ -105,7 +128,7 @@ def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, fl
         source, units, text = docs.get(rowid, ("", LENGTH_FULL, ""))
         factor = plan_answer_prior(cue, text) if cue is not None else 1.0
         if source == "archive":
-            factor *= min(1.0, units / LENGTH_FULL)
+            factor *= plan_length(units, replies=rowid in replies)
         out[rowid] = score * factor
     return out
 
@@ -117,9 +140,13 @@ def read_priors(db: sqlite3.Connection, relevance: Mapping[int, float], query: s
     rowids = list(relevance)
     text = "body" if plan_answer_cue(query) is not None else "''"
     docs: dict[int, tuple[str, float, str]] = {}
+    replies: set[int] = set()
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
-        sql = (f"SELECT rowid, source, units, {text} FROM docs "
+        sql = (f"SELECT rowid, source, units, {text}, substr(rtrim(near), -1) FROM docs "
                f"WHERE rowid IN ({','.join('?' * len(part))})")
-        docs.update((rowid, (source, units, body)) for rowid, source, units, body in db.execute(sql, part))
-    return plan_priors(relevance, docs, query)
+        for rowid, source, units, body, last in db.execute(sql, part):
+            docs[rowid] = (source, units, body)
+            if plan_replies(last or ""):
+                replies.add(rowid)
+    return plan_priors(relevance, docs, query, frozenset(replies))
