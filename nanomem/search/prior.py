@@ -98,7 +98,7 @@ def plan_length(units: float, *, replies: bool) -> float:
     :data:`REPLY_FLOOR` for a turn that ``replies`` to a question (pure).
 
     >>> plan_length(1.0, replies=False), plan_length(1.0, replies=True), plan_length(12.0, replies=True)
-    (0.08333333333333333, 0.5, 1.0)
+    (0.08333333333333333, 0.33, 1.0)
     """
     length = min(1.0, units / LENGTH_FULL)
     return max(length, REPLY_FLOOR) if replies else length
