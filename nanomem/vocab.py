@@ -101,6 +101,15 @@ FACT_MARKS: tuple[str, ...] = ("permanent", "durable", "ephemeral", "correction"
 SKIP_MARK = "skip"
 RAW_MARK = "[RAW]"  # opens a history entry that holds raw turns, not facts
 
+def any_of(*alternatives: str) -> re.Pattern[str]:
+    """One case-insensitive pattern that matches any of ``alternatives`` (each in its own group).
+
+    >>> bool(any_of(r"\\bno longer\\b", "改成").search("I No Longer work there"))
+    True
+    """
+    return re.compile("|".join(f"(?:{p})" for p in alternatives), re.IGNORECASE)
+
+
 BULLET = re.compile(r"^\s*[-*+]\s+\S")  # a markdown list item with text: one fact line
 PIN_MARK = "<!-- pin -->"
 PERMANENT_MARK = "<!-- permanent -->"

@@ -17,22 +17,18 @@ from nanomem.engines.offline.asks import is_reminder_rule, without_opener
 from nanomem.engines.offline.shapes import is_verbless
 from nanomem.engines.offline.tasks import SUM as _SUM
 from nanomem.engines.offline.terse import is_conditional_instruction, is_output_note
-from nanomem.vocab import HAN_CHAR
+from nanomem.vocab import HAN_CHAR, any_of
 
 __all__ = ["is_style_request"]
 
 _I = re.IGNORECASE
 
 
-def _rx(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), _I)
-
-
 # How the assistant should answer: a form word (format, tone, language) or a form phrase
 # ("as numbered lists", "under 50 words", "keep it short") in a request. Words that ordinary
 # talk also uses ("the guest list", "a short walk") count only inside such a phrase.
 _NUM_WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)"
-_STYLE_STRONG = _rx(
+_STYLE_STRONG = any_of(
     r"\b(?:bullets?|bullet[- ]points?|bulleted|numbered|markdown|emojis?|emoticons?|smileys?|smiley faces?|"
     r"lower[- ]?case|upper[- ]?case|capital letters|capitals|sentence case|title case|"  # round 9: letter case
     r"exclamation(?: marks?| points?)?|spelling|tone|formal(?:ly)?|informal(?:ly)?|casual(?:ly)?|"
@@ -80,7 +76,7 @@ _STYLE_ZH = re.compile(
     r"|(?:你|您)(?:跟我)?(?:说话|讲话|回话)|大白话|白话|链接|网址"  # round 11: how the agent talks ("你说话别整那么文绉绉的")
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
 )
-_IMPERATIVE = _rx(
+_IMPERATIVE = any_of(
     r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+"
     # round 10: a dictated clause of when, no comma after it ("when you answer me keep it short")
     r"|\bwhen(?:ever)? you (?:answer|reply|respond|write|text|message|talk)(?: to| back)?(?: me)?\s+)"

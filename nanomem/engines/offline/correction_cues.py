@@ -20,17 +20,11 @@ import re
 
 from nanomem.engines.offline.relayed import is_news_report
 from nanomem.engines.offline.shapes import denied_value, is_retraction
+from nanomem.vocab import any_of
 
 __all__ = ["has_correction_cue", "tells_of_change"]
 
-_I = re.IGNORECASE
-
-
-def _rx(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), _I)
-
-
-_CORRECTION_STRONG = _rx(
+_CORRECTION_STRONG = any_of(
     r"\bcorrection\b", r"\bno longer\b", r"\bnot anymore\b", r"\banymore\b", r"\bnot\b[^.!?,]{1,30}\bany more\b",
     r"\b(?:I|we)(?:'ve| have)? moved\b(?! (?:the|our|my|his|her|their|its|it|them|a|an|this|that|some|all)\b)",
     r"\binstead\b", r"\bchanged? (?:it )?to\b", r"\bswitch(?:ed)? to\b", r"\bnot\b[^.!?]{1,40}\bbut\b",
@@ -60,13 +54,13 @@ _CORRECTION_STRONG = _rx(
 )
 # Round 5: someone changed the speaker's slot ("The harbourmaster moved me.", "they rebooked us"):
 # announces a change whose value comes next.
-_MOVED_ME = _rx(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|upgraded|downgraded|relocated) (?:me|us)\b",
+_MOVED_ME = any_of(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|upgraded|downgraded|relocated) (?:me|us)\b",
                # round 9: someone else moved ("They've moved Mum downstairs.", "moved Dad to ward 4")
                r"\b(?:moved|transferred|relocated|swapped) (?:him|her|them|mum|mom|dad|(?-i:[A-Z])[a-z]+|(?:my|our) (?:mum|mom|dad|mother|father|son|daughter|gran|nan))\b(?! (?:and|to the shops)\b)",
                r"\b(?:has|have|had|'s|’s) (?:moved|changed)\W*$")  # round 7: "Office has moved."
 # Admitting a mistake ("I'd misread it", "I got the dates wrong", 记错了): a correction when the
 # sentence is decisive anyway.
-_ADMISSION = _rx(
+_ADMISSION = any_of(
     r"\bI(?:'d| had)? (?:misread|misspoke|mistyped|misremembered)\b", r"\bmy (?:mistake|bad)\b",
     r"\bI (?:got|had) (?:it|that|this|the \w+(?: \w+)?) wrong\b", r"\bscratch that\b",
     r"^\W*(?:misread|misspoke|mistyped|misremembered|miscounted|misheard|got (?:it|that) wrong)\b",  # round 7
@@ -75,7 +69,7 @@ _ADMISSION = _rx(
 )
 # A verb of change followed by "to"/"until" ("raised the budget to 5,750"): a correction when
 # the sentence also carries a value (number, identifier, name) or another decisive signal.
-_CORRECTION_CHANGE = _rx(
+_CORRECTION_CHANGE = any_of(
     r"\b(?:changed|raised|lowered|increased|decreased|reduced|cut|bumped|moved|pushed|postponed|"
     r"rescheduled|updated|extended|shortened|switched|upgraded|downgraded|renamed|relocated|"
     r"put (?:\w+ ){0,3}(?:up|down)|went (?:up|down)|rose|fell|jumped|dropped|climbed|hiked|"
@@ -87,9 +81,9 @@ _CORRECTION_CHANGE = _rx(
 )
 # Round 11: the same verbs in the present ("WRAP MOVES TO 16 JULY", "we're moving base to X"): a
 # correction only when the sentence is not near-term ("the recce moves to Monday this week")
-_CORRECTION_CHANGE_NOW = _rx(
+_CORRECTION_CHANGE_NOW = any_of(
     r"\b(?:moves|moving|changes|changing|shifts|shifting|pushes|pushing)\b[^.!?]{0,60}?\b(?:to|until|into)\b")
-_CORRECTION_WEAK = _rx(
+_CORRECTION_WEAK = any_of(
     r"\bactually\b", r"其实", r"不对", r"错了", r"现在",
     r"\b(?:I|we|you|they|he|she|it)(?:'re|'m|'s|’re|’m|’s| are| am| is)?\s+now\b", r"\b(?:is|are)\s+now\b",
     r"\bnow\s*[.!]?\s*$", r"(?:\b(?:is|are|am)|'re|'m|'s|’re|’m|’s)\s+[^,.;!?]{1,30}?\s+now\s*[,;]",
@@ -105,7 +99,7 @@ _CORRECTION_WEAK = _rx(
 )
 # Round 5: the old value out of service ("B14 is being dredged", "仓库正在装修"): the sentence
 # that says so names the new value beside it, a correction.
-_OUT_OF_SERVICE = _rx(r"\b(?:is|are)\s+(?:being|getting)\s+(?:\w+ed|\w+en|rebuilt|redone|dug|built)\b",
+_OUT_OF_SERVICE = any_of(r"\b(?:is|are)\s+(?:being|getting)\s+(?:\w+ed|\w+en|rebuilt|redone|dug|built)\b",
                       r"正在(?:装修|维修|整修|翻新|施工)")
 
 def has_correction_cue(sentence: str, *, decisive: bool, named: bool, near_term: bool, starting: bool) -> bool:

@@ -45,15 +45,11 @@ from nanomem.engines.offline.shapes import (
     without_year,
 )
 from nanomem.text.filler import holds_template_slot, is_filler
-from nanomem.vocab import HAN_CHAR, HAN_CLASS
+from nanomem.vocab import HAN_CHAR, HAN_CLASS, any_of
 
 MAX_FACT_CHARS = 500  # a longer "sentence" is pasted material, not a statement
 
 _I = re.IGNORECASE
-
-
-def _rx(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), _I)
 
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -65,40 +61,40 @@ _VENUE = re.compile(
     r"\b(?:is|are)\s+(?:usually\s+|always\s+|normally\s+|now\s+|held\s+|based\s+)*(?:at|in)\s+(?:the\s+)?"
     r"[A-Z][a-z]+", 0)
 # Round 5: a standing reminder ("whenever we plan a trip, remind me to …", 每次…提醒我) lasts.
-_STANDING_REMINDER = _rx(
+_STANDING_REMINDER = any_of(
     r"\b(?:whenever|every time|each time|any time)\b[^.!?]{0,60}\bremind\b",
     r"\bremind\b[^.!?]{0,60}\b(?:whenever|every time|each time|any time)\b", r"每次[^。！？]{0,20}提醒|提醒[^。！？]{0,20}每次")
 # "If …", "贫血的话": a condition for the question that follows, not a statement.
-_CONDITIONAL = _rx(r"^\W*(?:if|when|whenever|unless|suppose|assuming)\b", r"如果|要是|假如|的话\s*$")
+_CONDITIONAL = any_of(r"^\W*(?:if|when|whenever|unless|suppose|assuming)\b", r"如果|要是|假如|的话\s*$")
 # Round 5: a request put as a question that asks to keep something ("Could you call me Jo from
 # now on?", "Can you remember that I'm vegan?") is a request, not a question.
-_KEEPING_REQUEST = _rx(
+_KEEPING_REQUEST = any_of(
     r"^\W*(?:(?:so|and|also|oh|ok|okay|by the way)\W+)*(?:could|can|would|will) you\b[^?]*"
     r"\b(?:from now on|always|in future|going forward|remember|keep in mind|call me)\b")
 # The part of today that is already over: "I booked it this morning" tells what was done.
-_EARLIER_TODAY = _rx(r"\bthis morning\b", r"\bearlier today\b", r"今天早上|今早")
+_EARLIER_TODAY = any_of(r"\bthis morning\b", r"\bearlier today\b", r"今天早上|今早")
 # The day that is going on: a remark with only this and no value tells of the day, not of a
 # plan ("The pizza place sent the wrong order tonight", "今天早上地铁又挤又慢").
-_THIS_DAY = _rx(r"\bthis (?:morning|afternoon|evening)\b", r"\bearlier today\b", r"\btoday\b",
+_THIS_DAY = any_of(r"\bthis (?:morning|afternoon|evening)\b", r"\bearlier today\b", r"\btoday\b",
                 r"\btonight\b", r"今天(?:早上|上午|下午|晚上)?|今早|今晚")
 # A transaction whose result lasts: "I booked the flight this morning, FI 615" is not short-lived
 # (unlike "I parked in bay C-14 this morning").
-_TRANSACTION = _rx(
+_TRANSACTION = any_of(
     r"\b(?:booked|reserved|ordered|bought|purchased|paid|signed|registered|renewed|enrolled|"
     r"submitted|applied|confirmed|scheduled|subscribed)\b", r"订了|订好|买了|签了|报名了|交了|预约了")
 # A bounded stretch of time: "from tomorrow I'm in Oslo for three days" stays short-lived.
-_BOUNDED = _rx(
+_BOUNDED = any_of(
     r"\bfor (?:the|a|an|\d+|one|two|three|four|five|six|seven|a few|a couple of) (?:days?|weeks?|nights?|"
     r"weekend|week)\b", r"\b(?:until|till|through)\b", r"[一两三四五六七八九十几\d]+天")
 # "From next week …", "starting Monday …", "从下周起 …": a lasting change from a point in time.
-_STARTING = _rx(
+_STARTING = any_of(
     r"\bfrom (?:(?:this|next) (?:week|month|year|" + _WEEKDAY + r")|tomorrow|today)\b",
     r"\bfrom " + _WEEKDAY + r"\b(?!\s*(?:to|till|until|through|thru|and|or|-|–)\b)",  # round 11: "47 from Monday"
     r"\b(?:starting|beginning|as of|effective)\s+(?:(?:this|next)\s+\w+|today|tomorrow|"
     + _WEEKDAY + r"|" + _MONTH + r"\b|\d)",
     r"从(?:下|这|本)?(?:周|星期|个月|月)[一二三四五六日天]?(?:起|开始)", r"(?:下周|下个月|明天|从今天)(?:起|开始)",
 )
-_IDENTITY = _rx(
+_IDENTITY = any_of(
     r"\bmy name is\b", r"\bmy (?:name|birthday|email|phone number|pronouns)\b",
     r"\bcall me\b", r"\bI(?:'m| am) (?:a|an)\s+\w+", r"\bI(?:'m| am) \d+\b",
     r"\bI(?:'m| am) from\b", r"\bI (?:live|work|was born|grew up)\b", r"^\W*(?:live|work|based) (?:in|for|at) (?-i:[A-Z])", r"\bI(?:'m| am) based in\b",
@@ -143,12 +139,12 @@ _NAMED = re.compile(
     r"(?![给把被让跟和在是说也都就还要会去来了的上下不没很挺太又才刚已出回走到看做吃喝睡住买今明昨每])"
     + HAN_CLASS + r"{2,3}(?=[\s，,。])"
 )
-_PLACE = _rx(
+_PLACE = any_of(
     r"\bour (?:office|company|headquarters|shop|studio|team|school|clinic) (?:is|are) (?:now )?(?:in|at|on|based)\b",
     r"(?:办公室|公司|总部|我家|工作室)(?:现在)?(?:在|位于)",
     r"^我(?:的)?(?:" + _ROLE_ZH + r"|妈|爸|爸妈|姥姥|奶奶|爷爷|外婆)(?:现在)?住在",  # round 9: 我妈住在丹东
 )
-_HEALTH = _rx(
+_HEALTH = any_of(
     r"\ballerg(?:y|ic|ies)\b", r"\bdiabet(?:es|ic)\b", r"\basthma\b", r"\blactose\b",
     r"\bgluten\b", r"\bvegetarian\b", r"\bvegan\b", r"\bmedication\b", r"\bpregnant\b",
     r"过敏", r"糖尿病", r"哮喘", r"素食", r"吃素", r"乳糖不耐",
@@ -168,14 +164,14 @@ _HEALTH = _rx(
     r"coeliac|celiac|anaemi[ac]|anemi[ac]|hearing aids?|pacemaker)\b",
     r"耳聋|耳背|听力不好|色盲|癫痫|贫血|心脏起搏器",
 )
-_PREFERENCE = _rx(
+_PREFERENCE = any_of(
     r"\bI (?:really )?(?:prefer|like|love|hate|dislike|enjoy|want|need)\b",
     r"\bI don'?t (?:like|want|enjoy|need)\b", r"\bmy favou?rite\b",
     r"\bplease (?:always|never|use|reply|answer|write|keep|call|be|show|format|avoid|include)\b",
     r"^\s*(?:please\s+)?(?:don'?t|do not|never|always)\b",
     r"喜欢", r"偏好", r"讨厌", r"请用", r"请总是", r"请始终", r"请一直", r"用\S{1,6}(?:回答|回复)", r"请不要", r"别用", r"不要用", r"最爱",
 )
-_CONSTRAINT = _rx(
+_CONSTRAINT = any_of(
     # round 6: not "must have gone", "must be very full" (a deduction) nor "have never tasted the
     # same since" (the aftermath of a story told in the perfect; "has never been late" stays)
     r"\bmust\b(?!\s+(?:have|'ve)\s+\w+(?:ed|en|ne|ght|wn|t)\b|\s+be\s+(?:very|so|really|quite|pretty|awfully|terribly|"
@@ -187,7 +183,7 @@ _CONSTRAINT = _rx(
     r"\bno more than\b", r"\brequired?\b", r"\bnot allowed\b",
     r"预算", r"不能", r"必须", r"不得", r"最多", r"至少", r"限制", r"不允许",
 )
-_DECISION = _rx(
+_DECISION = any_of(
     r"\bwe(?:'ve| have)? decided\b", r"\bI(?:'ve| have)? decided\b", r"\blet'?s go with\b",
     r"\bwe(?:'ll| will) (?:use|go with)\b", r"\bwe chose\b", r"\bgoing with\b",
     r"\bthe plan is\b", r"\bagreed\b",
@@ -195,7 +191,7 @@ _DECISION = _rx(
 )
 # Near-term words. _RELATIVE ones only make sense against the day they were said; the others
 # (deadline, due, remind me, 截止) are near-term only when no absolute date is given.
-_RELATIVE = _rx(
+_RELATIVE = any_of(
     r"\btoday\b", r"\btonight\b", r"\btomorrow\b", r"\bthis (?:week|weekend|morning|afternoon|evening)\b",
     r"\bnext (?:week|" + _WEEKDAY + r")\b",
     r"\bby (?:" + _WEEKDAY + r"|noon|tonight|eod|end of)\b", r"\bin \d+ (?:minutes|hours|days)\b",
@@ -213,11 +209,11 @@ _RELATIVE = _rx(
     r"is back|turns? up|is fixed|is sorted|is done|is in)\b",
 )
 # A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二.
-_RECURRING = _rx(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
+_RECURRING = any_of(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
                  r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
 # Round 9: a reading given after a colon ("Weighed her today: 28 kg.", "今天上秤了：28公斤。").
 _READING = re.compile(r"[:：]\s*(?:[£$€¥]\s?\d[\d.,]*|\d[\d.,]*\s?(?:[A-Za-z]{1,6}|[\u4e00-\u9fff]{1,2}))\s*[.。!！]?\s*$")
-_DUE = _rx(r"\bdeadline\b", r"\bdue\b", r"截止")
+_DUE = any_of(r"\bdeadline\b", r"\bdue\b", r"截止")
 _IDENTIFIER = re.compile(
     r"\b[A-Z][A-Z0-9]*-\d[\w-]*\b|\b[A-Z]{2,}\d+[A-Z0-9]*\b"
     r"|\b(?!(?:EUR|USD|GBP|CHF|JPY|CNY|RMB|AUD|CAD|SEK|NOK|DKK|UTC|GMT|CET|EST|PST|AM|PM)\b)"
@@ -230,14 +226,14 @@ _DATE = re.compile(
     _I,
 )
 # Outcomes worth keeping although told in the past: "my paper got accepted", "we got approved".
-_MILESTONE = _rx(
+_MILESTONE = any_of(
     r"\b(?:got|was|were|been|be|is|are)\s+(?:officially\s+|finally\s+)?(?:accepted|approved|admitted|"
     r"hired|promoted|elected|awarded|published|funded|granted|selected|shortlisted|engaged|married|"
     r"diagnosed|certified|licensed)\b",
     r"\b(?:I|we)\s+(?:just\s+|finally\s+)?(?:graduated|got (?:married|engaged|the job|the grant)|passed (?:my|the|our))\b",
 )
 # A preference stated inside a question ("Can you remember I prefer aisle seats?").
-_ASKED_PREFERENCE = _rx(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b", r"\bmy favou?rite\b",
+_ASKED_PREFERENCE = any_of(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b", r"\bmy favou?rite\b",
                         r"喜欢", r"偏好", r"讨厌")
 _NUMBER = re.compile(r"\d")
 _OPENING_YEAR = re.compile(r"^\W*(?:(?:back|way back|oh|so|and)\s+)*(?:in|during|around)\s+(?:19|20)\d\d\b", _I)

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import re
 
+from nanomem.vocab import any_of
+
 __all__ = ["SUM", "is_task_request"]
 
 _I = re.IGNORECASE
 
 
-def _rx(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), _I)
-
-
 # A one-off task for the agent, done in the conversation and over then: an imperative opening
 # with a verb of making ("Draft a reply to them", "Make next week's rota", "帮我排一下训练").
-_TASK = _rx(
+_TASK = any_of(
     r"^\W*(?:(?:ok(?:ay)?|so|now|and|right|great|then|please|also)[\s,]+)*(?:please\s+)?"
     r"(?:(?:could|can|would|will) you (?:please )?)?(?:draft|write up|make|create|prepare|plan|list|summari[sz]e|translate|compose|calculate|"
     r"work out|figure out|compare|look up|put together|draw up|come up with|sketch|outline)\b",
@@ -40,7 +38,7 @@ _TASK = _rx(
 SUM = re.compile(r"^\W*(?:(?:could|can|would|will) you (?:please )?)?(?:convert|work out|add up|tot up|total up)\b"
                   r"[^.!?]{0,30}\d", _I)
 # What makes a request last or ask to be kept: "always", "from now on", "remember", 以后, 记住.
-_STANDING = _rx(
+_STANDING = any_of(
     r"\b(?:always|never|every|each time|whenever|from now on|in future|going forward|by default|"
     r"remember|remind|keep in mind|note)\b", r"以后|每次|每当|一律|都|记|提醒")
 
