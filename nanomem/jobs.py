@@ -1,5 +1,6 @@
 """Running the facade's coroutines: from sync code (:func:`run_sync`) and on a background
-thread (:class:`DreamJob`, see :meth:`nanomem.memory.Memory.start_dream`)."""
+thread (:class:`DreamJob`, at most one a ``Memory``: :class:`DreamSlot`; see
+:meth:`nanomem.memory.Memory.start_dream`)."""
 
 from __future__ import annotations
 
@@ -90,3 +91,32 @@ class DreamJob:
         if self.error is not None or self.result is None:
             return JobState(started, True, "failed", None, str(self.error))
         return JobState(started, True, self.result.status, self.result.commit)
+
+
+class DreamSlot:
+    """The background Dream of one ``Memory``: at most one runs at a time.
+
+    >>> gate = threading.Event()
+    >>> slot = DreamSlot()
+    >>> first = slot.start(gate.wait, None)
+    >>> slot.start(gate.wait, None) is first    # still running: the same job
+    True
+    >>> gate.set(); first.wait(timeout=10)
+    True
+    >>> slot.start(gate.wait, None) is first    # done: a new job
+    False
+    """
+
+    def __init__(self) -> None:
+        self.job: DreamJob | None = None  # the latest, running or done
+        self._lock = threading.Lock()
+
+    def start(self, run: Callable[[], Any], on_done: Callable[[DreamJob], None] | None) -> DreamJob:
+        """Start ``run`` on a new :class:`DreamJob`, or return the one still running."""
+        with self._lock:
+            if self.job is not None and not self.job.done():
+                return self.job
+            job = DreamJob(run, on_done)
+            self.job = job
+        job._thread.start()
+        return job

@@ -1,4 +1,4 @@
-"""``Memory(workspace)``: the one object an agent holds. It wires the parts together.
+"""``Memory(workspace)``: the one object an agent holds; :mod:`nanomem.wiring` holds its parts.
 
 Async at the core, with thin sync wrappers for scripts::
 
@@ -26,47 +26,33 @@ The facade renders nothing: it returns records, and the faces (:mod:`nanomem.com
 from __future__ import annotations
 
 import copy
-import dataclasses
-import re
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from nanomem.engines.chat import ChatModel
-from nanomem.engines.embeddings import make_embedder
-from nanomem.config import Config, load_config
-from nanomem.consolidate.run import ConsolidationResult, consolidate
-from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
-from nanomem.consolidate.turn import TurnResult, record_turn
-from nanomem.dream.instructions import read_instructions, write_instructions
 from nanomem import revisions
+from nanomem.consolidate.budget import with_context_window
+from nanomem.consolidate.facts import RememberResult, parse_fact, render_fact
+from nanomem.consolidate.run import ConsolidationResult, consolidate
+from nanomem.consolidate.turn import TurnResult, record_turn
 from nanomem.dream.answer import AnswerResult
+from nanomem.dream.instructions import read_instructions, write_instructions
 from nanomem.dream.run import DreamResult, run_dream
-from nanomem.errors import ConfigError, WorkspaceError
 from nanomem.forget.receipt import ForgetReceipt
 from nanomem.forget.run import ForgetOptions, run_forget
-from nanomem.jobs import DreamJob, local_now, run_sync
-from nanomem.memoryblock import MemoryBlock
-from nanomem.status import MemoryStatus, read_status
-from nanomem.versions.commits import CommitInfo, RestoreResult
-from nanomem.versions.gitstore import GitStore, locate_git_dir
-from nanomem.store.archive import Archive
-from nanomem.store.history import History
-from nanomem.search.index import SearchIndex
+from nanomem.jobs import DreamJob, run_sync
+from nanomem.wiring import MemoryParts
 from nanomem.search.rank import Hit
 from nanomem.search.recall import check_search_args
-from nanomem.search.vectors import Embedder
 from nanomem.search.tools import AGENT_TOOLS, run_agent_tool
-from nanomem.store.memfiles import redact_memory_files
-from nanomem.store.pending import Question
+from nanomem.status import MemoryStatus, read_status
 from nanomem.store.moved import MovedLine, parse_moved, read_moved_text
-from nanomem.engines.registry import make_engine
-from nanomem.store.workspace import Workspace
+from nanomem.store.pending import Question
+from nanomem.versions.commits import CommitInfo, RestoreResult
 
 
-class Memory:
+class Memory(MemoryParts):
     """File-based long-term memory of one workspace.
 
     ``config`` defaults to :func:`nanomem.config.load_config` of the workspace; ``engine``
@@ -76,88 +62,6 @@ class Memory:
     :func:`nanomem.engines.embeddings.make_embedder`) is used only when ``[search] embeddings``
     is on.
     """
-
-    def __init__(
-        self,
-        workspace: str | Path | Workspace,
-        *,
-        config: Config | None = None,
-        engine: ChatModel | None = None,
-        clock: Callable[[], datetime] | None = None,
-        embedder: Embedder | None = None,
-    ) -> None:
-        if not isinstance(workspace, Workspace):
-            workspace = Workspace(Path(workspace))
-        self.workspace = workspace
-        if not self.workspace.root.is_dir():
-            raise WorkspaceError(
-                f"{self.workspace.root}: no such workspace directory; "
-                f"run `nanomem init {self.workspace.root}` first"
-            )
-        self.config = config if config is not None else load_config(self.workspace.root)
-        self.clock = clock or local_now
-        self._engine = engine
-        self._embedder = embedder
-        self._store: GitStore | None = None
-        self._job: DreamJob | None = None
-        self._job_lock = threading.Lock()
-        self._parts_lock = threading.Lock()
-        self.history = History(
-            self.workspace,
-            self.config,
-            clock=self.clock,
-            dream_cursor_fallback=self._dream_cursor_from_git,
-        )
-        self.archive = Archive(self.workspace, clock=self.clock)
-        self._index: SearchIndex | None = None
-        self._block = MemoryBlock(self.workspace, self.config, self.history)
-
-    @property
-    def engine(self) -> ChatModel:
-        """The model engine (offline unless an endpoint is configured)."""
-        with self._parts_lock:
-            if self._engine is None:
-                self._engine = make_engine(self.config, self.workspace, clock=self.clock)
-            return self._engine
-
-    @property
-    def store(self) -> GitStore:
-        """The memory repository (:class:`~nanomem.versions.gitstore.GitStore`), created if missing."""
-        with self._parts_lock:
-            if self._store is None:
-                if not self.has_repository():  # the init: commit versions the files as they are
-                    redact_memory_files(self.workspace)
-                self._store = GitStore.open(self.workspace, self.config, clock=self.clock)
-            return self._store
-
-    def has_repository(self) -> bool:
-        """Whether the memory repository exists (without creating it)."""
-        return self._store is not None or locate_git_dir(self.workspace.root)[0].is_dir()
-
-    def _dream_cursor_from_git(self) -> int | None:
-        if not self.has_repository():
-            return None
-        return self.store.last_dream_cursor()
-
-    def close(self) -> None:
-        """Release the repository and index handles."""
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-        if self._index is not None:
-            self._index.close()
-            self._index = None
-
-    @property
-    def index(self) -> SearchIndex:
-        """The derived search index (``memory/index.sqlite3``), opened on first use."""
-        with self._parts_lock:
-            if self._index is None:
-                embedder = (self._embedder or make_embedder(self.config)
-                            if self.config.embeddings else None)
-                self._index = SearchIndex(self.workspace, history=self.history, archive=self.archive,
-                                          embedder=embedder)
-            return self._index
 
     def search(
         self,
@@ -197,12 +101,6 @@ class Memory:
         ``{"error": …}`` the model can act on, never an exception."""
         return run_agent_tool(self.search, name, arguments, remember=self.remember)
 
-    def __enter__(self) -> "Memory":
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     async def aconsolidate(
         self,
         session: str | Path | Any,
@@ -219,15 +117,7 @@ class Memory:
         your prompt carries (default: :meth:`context` at the full budget). Cheap when under
         budget; returns the ``ConsolidationResult``.
         """
-        config = self.config
-        if context_window is not None:
-            config = dataclasses.replace(config, context_window=context_window)
-            if config.budget <= 0:
-                raise ConfigError(
-                    f"context window {context_window} leaves no prompt budget after "
-                    f"max_completion_tokens {config.max_completion_tokens} and safety_buffer "
-                    f"{config.safety_buffer}; give a larger --context-window"
-                )
+        config = with_context_window(self.config, context_window)
         if memory_context is None:
             memory_context = self.context(config.budget)
         return await consolidate(
@@ -245,15 +135,6 @@ class Memory:
     def consolidate(self, session: str | Path | Any, **kwargs: Any) -> ConsolidationResult:
         """Sync wrapper of :meth:`aconsolidate`."""
         return run_sync(lambda: self.aconsolidate(session, **kwargs))
-
-    def _session_arg(self, session: str | Path | Any) -> Any:
-        if isinstance(session, Path):
-            return session
-        if isinstance(session, str):
-            if "/" in session or "\\" in session or session.endswith(".jsonl"):
-                return Path(session)
-            return self.workspace.session_path(session)
-        return session
 
     async def arecord_turn(
         self,
@@ -356,18 +237,12 @@ class Memory:
         >>> job.wait().status                               # doctest: +SKIP
         'committed'
         """
-        with self._job_lock:
-            if self._job is not None and not self._job.done():
-                return self._job
-            job = DreamJob(lambda: self.dream(dry_run=dry_run), on_done)
-            self._job = job
-        job._thread.start()
-        return job
+        return self._dreams.start(lambda: self.dream(dry_run=dry_run), on_done)
 
     @property
     def dream_job(self) -> DreamJob | None:
         """The latest background Dream job, if any."""
-        return self._job
+        return self._dreams.job
 
     def log(self, sha: str | None = None) -> CommitInfo | None:
         """The commit ``sha`` (any unique prefix of 4+ hex digits), or the latest ``dream:``
@@ -490,7 +365,7 @@ class Memory:
     def status(self) -> MemoryStatus:
         """Cursors, pending entries, repository, provider and file sizes; never creates files
         (:func:`nanomem.status.read_status`). The API key is never included."""
-        job = self._job.state() if self._job is not None else None
+        job = self._dreams.job.state() if self._dreams.job is not None else None
         opener = (lambda: self.store) if self.has_repository() else None
         return read_status(self.workspace, self.config, self.history, opener, job)
 

@@ -12,12 +12,14 @@ that splits no tool call from its result. :mod:`nanomem.consolidate.run` runs th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from nanomem.text import tokens
 from nanomem.config import Config
+from nanomem.errors import ConfigError
 from nanomem.store.sessions import Session
 from nanomem.store.sessiontally import SessionTally
 
@@ -37,6 +39,24 @@ class ConsolidationPlan:
     estimate_after: int
 
 
+
+def with_context_window(config: Config, context_window: int | None) -> Config:
+    """``config`` for one run with another context window (``--context-window``), unchanged
+    when ``context_window`` is None; raises ``ConfigError`` when it leaves no prompt budget.
+
+    >>> with_context_window(Config(), 8192).budget  # 8192 - 4096 completion - 1024 buffer
+    3072
+    """
+    if context_window is None:
+        return config
+    config = dataclasses.replace(config, context_window=context_window)
+    if config.budget <= 0:
+        raise ConfigError(
+            f"context window {context_window} leaves no prompt budget after "
+            f"max_completion_tokens {config.max_completion_tokens} and safety_buffer "
+            f"{config.safety_buffer}; give a larger --context-window"
+        )
+    return config
 
 def allowed_cuts(roles: Sequence[str], tool_spans: Sequence[tuple[int, int]], start: int) -> list[int]:
     """Cut indices after ``start``: a user message that splits no tool call from its result.
