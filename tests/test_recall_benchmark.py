@@ -66,11 +66,12 @@ def tiny(**changes: object) -> dict:
 def test_recall_data_has_every_split_and_chinese():
     splits = {c.split for c in ALL}
     assert splits == {"dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
-                      "heldout6"}
+                      "heldout6", "heldout7"}
     for split in splits:
         assert {c.language for c in ALL if c.split == split} >= {"en", "zh"}, split
     for conv in ALL:
-        if conv.split in ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6"):
+        if conv.split in ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
+                          "heldout7"):
             continue  # longer, checked below
         assert 8 <= len(conv.sessions) <= 15, conv.id
         assert 140 <= len(conv.turns) <= 300, conv.id
@@ -137,45 +138,26 @@ def test_recall_heldout4_has_one_english_and_one_chinese_conversation():
     assert load_conversations("heldout4") == HELDOUT4
 
 
-HELDOUT5 = [c for c in ALL if c.split == "heldout5"]
+# (split, year, sessions, days from first to last session, turns, questions)
+RECENT_SHAPES = [
+    ("heldout5", 2027, (12, 16), (60, 123), (350, 450), (22, 28)),
+    ("heldout6", 2028, (12, 14), (60, 184), (400, 450), (24, 28)),
+    ("heldout7", 2029, (12, 14), (60, 184), (400, 450), (24, 28)),
+]
+RECENT = [(shape, c) for shape in RECENT_SHAPES for c in ALL if c.split == shape[0]]
 
 
-@pytest.mark.parametrize("conv", HELDOUT5, ids=[c.id for c in HELDOUT5])
-def test_recall_heldout5_is_long_two_speaker_talk_over_months_of_2027(conv):
-    assert 12 <= len(conv.sessions) <= 16
-    assert 350 <= len(conv.turns) <= 450
+@pytest.mark.parametrize("shape, conv", RECENT, ids=[f"{s[0]}-{c.id}" for s, c in RECENT])
+def test_recall_recent_split_is_long_two_speaker_talk_over_months_of_its_year(shape, conv):
+    _, year, sessions, days, turns, questions = shape
+    assert sessions[0] <= len(conv.sessions) <= sessions[1]
+    assert turns[0] <= len(conv.turns) <= turns[1]
     for speaker in conv.speakers.values():
         assert 0.4 * len(conv.turns) <= sum(t.speaker == speaker for t in conv.turns), speaker
-    assert 60 <= (conv.sessions[-1].start - conv.sessions[0].start).days <= 123
-    assert all(s.start.year == 2027 for s in conv.sessions)
+    assert days[0] <= (conv.sessions[-1].start - conv.sessions[0].start).days <= days[1]
+    assert all(s.start.year == year for s in conv.sessions)
     assert [s.start for s in conv.sessions] == sorted(s.start for s in conv.sessions)
-    assert 22 <= len(conv.questions) <= 28
-    assert_long_split_questions(conv)
-    changed = [q for q in conv.questions if q.category == "changed-fact"]
-    assert all(len(q.evidence) >= 2 for q in changed)
-    # answers said by either speaker: some evidence turns are the second speaker's
-    speakers = {conv.turn(e).speaker for q in conv.questions for e in q.evidence}
-    assert speakers == set(conv.speakers.values())
-
-
-def test_recall_heldout5_has_one_english_and_one_chinese_conversation():
-    assert sorted(c.language for c in HELDOUT5) == ["en", "zh"]
-    assert load_conversations("heldout5") == HELDOUT5
-
-
-HELDOUT6 = [c for c in ALL if c.split == "heldout6"]
-
-
-@pytest.mark.parametrize("conv", HELDOUT6, ids=[c.id for c in HELDOUT6])
-def test_recall_heldout6_is_long_two_speaker_talk_over_months_of_2028(conv):
-    assert 12 <= len(conv.sessions) <= 14
-    assert 400 <= len(conv.turns) <= 450
-    for speaker in conv.speakers.values():
-        assert 0.4 * len(conv.turns) <= sum(t.speaker == speaker for t in conv.turns), speaker
-    assert 60 <= (conv.sessions[-1].start - conv.sessions[0].start).days <= 184
-    assert all(s.start.year == 2028 for s in conv.sessions)
-    assert [s.start for s in conv.sessions] == sorted(s.start for s in conv.sessions)
-    assert 24 <= len(conv.questions) <= 28
+    assert questions[0] <= len(conv.questions) <= questions[1]
     assert_long_split_questions(conv)
     changed = [q for q in conv.questions if q.category == "changed-fact"]
     assert all(len(q.evidence) >= 2 for q in changed)
@@ -185,13 +167,15 @@ def test_recall_heldout6_is_long_two_speaker_talk_over_months_of_2028(conv):
     assert speakers == set(conv.speakers.values())
 
 
-def test_recall_heldout6_has_one_english_and_one_chinese_conversation():
-    assert sorted(c.language for c in HELDOUT6) == ["en", "zh"]
-    assert load_conversations("heldout6") == HELDOUT6
+@pytest.mark.parametrize("split", [shape[0] for shape in RECENT_SHAPES])
+def test_recall_recent_split_has_one_english_and_one_chinese_conversation(split):
+    convs = [c for c in ALL if c.split == split]
+    assert sorted(c.language for c in convs) == ["en", "zh"]
+    assert load_conversations(split) == convs
 
 
 def test_recall_long_split_answers_are_in_evidence_or_derived_by_offset():
-    for conv in HELDOUT2 + HELDOUT3 + HELDOUT4 + HELDOUT5 + HELDOUT6:
+    for conv in HELDOUT2 + HELDOUT3 + HELDOUT4 + [c for _, c in RECENT]:
         for q in conv.questions:
             assert all(conv.has_turn(e) for e in q.evidence), (conv.id, q.id)
             if q.derived:

@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 CONVERSATIONS_DIR = Path(__file__).resolve().parent / "conversations"
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
+          "heldout7")
 CATEGORIES = ("single-hop", "temporal", "changed-fact", "multi-hop", "chinese", "casual-detail")
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 TURN_STEP = timedelta(minutes=1)
