@@ -46,12 +46,29 @@ def test_search_prefers_the_turn_with_a_number_for_a_how_many_question(mem: Memo
     assert mem.search("how many tulips did she plant?", k=2)[0].text == counted
 
 
+def test_search_prefers_the_turn_with_a_number_for_a_how_heavy_question(mem: Memory) -> None:
+    weighed = "the vet put the cat on the scale again, he's down to 5.9"
+    say(mem, [weighed], key="a", day=1)
+    say(mem, ["the vet put the cat on the scale again, he hated every second"], key="b", day=8)
+
+    assert mem.search("how heavy was the cat at the vet?", k=2)[0].text == weighed
+    assert mem.search("what did the cat weigh at the vet?", k=2)[0].text == weighed
+
+
 @pytest.mark.parametrize(("query", "text", "expected"), [
     ("When did she fall?", "I tripped over the hose on Wednesday", prior.ANSWER_BOOST),
     ("On what date did he start?", "I start on the 2nd of March", prior.ANSWER_BOOST),
     ("许妍是哪天搬家的？", "上周六搬的，叫了个搬家公司", prior.ANSWER_BOOST),
     ("How long did the race take?", "I finished in 2:04:37", prior.ANSWER_BOOST),
     ("李青的店第一天收入多少？", "第一天卖了三千二", prior.ANSWER_BOOST),
+    ("How heavy is the cat now?", "she's down to 5.7", prior.ANSWER_BOOST),
+    ("How tall was the tree they cut down?", "about thirty feet, taller than the house",
+     prior.ANSWER_BOOST),
+    ("What did the suitcase weigh at the airport?", "22.4, just under the limit", prior.ANSWER_BOOST),
+    ("What did the new tyres cost him?", "£90 for the pair", prior.ANSWER_BOOST),
+    ("团子现在多重？", "一点五公斤了", prior.ANSWER_BOOST),
+    ("How heavy is the cat now?", "she's down to a svelte little loaf", 1.0),
+    ("How did the cat get so heavy?", "she has four meals a day", 1.0),
     ("When did she fall?", "I tripped over the hose", 1.0),
     ("What breed is the dog?", "he is a greyhound, seven years old", 1.0),
 ])

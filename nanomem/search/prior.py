@@ -20,7 +20,7 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
 - ``answer``: :data:`ANSWER_BOOST` when the question asks for a time ("when", "what date",
   什么时候, 哪天, 几号…) and the text holds a time expression (a weekday, a month, "yesterday",
   "last week", "the 3rd", 前天, 上周六, 5月…), or asks for an amount ("how many", "how long",
-  多少…) and the text holds a number; 1 otherwise. Answer-type matching, as in question
+  "how heavy", "what did it cost", 多少, 多重…) and the text holds a number; 1 otherwise. Answer-type matching, as in question
   answering: the turn that says "I tripped over the hose on Wednesday" shares no word with
   "on what date did she fall?", and among the turns the window brings near, the one with a day
   in it is the likelier answer.
@@ -54,7 +54,10 @@ _TIME_TEXT = re.compile(
     r"|tonight|weekend|ago|week|month|year|morning|afternoon|evening|night|\d+(st|nd|rd|th))\b"
     r"|昨天|前天|今天|明天|后天|上周|下周|这周|本周|周[一二三四五六日天末]|星期|礼拜"
     r"|[0-9一二三四五六七八九十]+[月号日]|上个|下个|去年|今年|明年|半夜|晚上|早上|上午|下午|那天")
-_AMOUNT_QUESTION = re.compile(r"\bhow (many|much|long|old|far|often)\b|多少|几[个岁次天年遍]")
+_AMOUNT_QUESTION = re.compile(
+    r"\bhow (many|much|long|old|far|often|heavy|tall|big|large|high|deep|wide|fast|expensive)\b"
+    r"|\b(weigh|weighs|weighed|weight|cost|costs|price|score|height|distance|temperature)\b"
+    r"|多少|几[个岁次天年遍]|多[重高大长远久]")
 _AMOUNT_TEXT = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
     r"|fifty|hundred|thousand|dozen|half)\b|[两二三四五六七八九十百千万]")
