@@ -67,6 +67,15 @@ def test_search_prefers_the_turn_with_a_number_for_a_how_heavy_question(mem: Mem
     ("What did the suitcase weigh at the airport?", "22.4, just under the limit", prior.ANSWER_BOOST),
     ("What did the new tyres cost him?", "£90 for the pair", prior.ANSWER_BOOST),
     ("团子现在多重？", "一点五公斤了", prior.ANSWER_BOOST),
+    ("What is the name of her cat?", "and at midnight our tabby Mungo climbed the tree",
+     prior.ANSWER_BOOST),
+    ("Who fixed the puncture for her?", "my neighbour Gordon fixed it on the pavement",
+     prior.ANSWER_BOOST),
+    ("Which song did his mother sing?", 'she did "I Wanna Dance with Somebody" twice',
+     prior.ANSWER_BOOST),
+    ("What is the name of her cat?", "Mungo climbed the tree", 1.0),  # a first word: no sign
+    ("What is the name of her cat?", "so I said OK. I think I'll get one", 1.0),
+    ("What is the name of her cat?", "our tabby climbed the tree at midnight", 1.0),
     ("How heavy is the cat now?", "she's down to a svelte little loaf", 1.0),
     ("How did the cat get so heavy?", "she has four meals a day", 1.0),
     ("When did she fall?", "I tripped over the hose", 1.0),
@@ -75,6 +84,22 @@ def test_search_prefers_the_turn_with_a_number_for_a_how_heavy_question(mem: Mem
 def test_prior_answer_boost_when_the_text_holds_what_the_question_asks(
         query: str, text: str, expected: float) -> None:
     assert prior.plan_answer_prior(prior.plan_answer_cue(query), text) == expected
+
+
+def test_prior_who_asks_for_a_name_only_as_the_question_word() -> None:
+    assert prior.plan_answer_cue("Who coaches Bea?") is not None
+    assert prior.plan_answer_cue("And to whom did she lend it?") is not None
+    assert prior.plan_answer_cue("What does the niece who lives in Leeds study?") is None
+
+
+def test_search_prefers_the_turn_with_a_name_for_a_what_is_it_called_question(
+        mem: Memory) -> None:
+    named = "and at midnight our new tabby Mungo climbed the tree and knocked it over"
+    say(mem, [named], key="a", day=1)
+    say(mem, ["and at midnight our new tabby kitten climbed the tree and knocked it over"],
+        key="b", day=8)  # newer: the recency prior alone puts it first
+
+    assert mem.search("what is the new tabby called?", k=2)[0].text == named
 
 
 def test_prior_length_counts_content_words_and_half_the_cjk_characters() -> None:

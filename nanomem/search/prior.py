@@ -20,7 +20,10 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
 - ``answer``: :data:`ANSWER_BOOST` when the question asks for a time ("when", "what date",
   什么时候, 哪天, 几号…) and the text holds a time expression (a weekday, a month, "yesterday",
   "last week", "the 3rd", 前天, 上周六, 5月…), or asks for an amount ("how many", "how long",
-  "how heavy", "what did it cost", 多少, 多重…) and the text holds a number; 1 otherwise. Answer-type matching, as in question
+  "how heavy", "what did it cost", 多少, 多重…) and the text holds a number, or asks for a
+  name (begins with "who", says "name", "named" or "called", or "what/which song|town|shop…")
+  and the text holds a capitalised word that does not begin a sentence (chat capitalises
+  little but names: "our tabby Mungo"); 1 otherwise. Answer-type matching, as in question
   answering: the turn that says "I tripped over the hose on Wednesday" shares no word with
   "on what date did she fall?", and among the turns the window brings near, the one with a day
   in it is the likelier answer.
@@ -37,6 +40,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Mapping
 
 from nanomem.search import terms
@@ -58,6 +62,12 @@ _AMOUNT_QUESTION = re.compile(
     r"\bhow (many|much|long|old|far|often|heavy|tall|big|large|high|deep|wide|fast|expensive)\b"
     r"|\b(weigh|weighs|weighed|weight|cost|costs|price|score|height|distance|temperature)\b"
     r"|多少|几[个岁次天年遍]|多[重高大长远久]")
+_NAME_QUESTION = re.compile(  # "who" asks only at the start or after a preposition, not "the man who"
+    r"^\W*(who|whom|whose)\b|\b(to|with|for|from|by|of|at) whom?\b|\bnamed?\b|\bcalled\b"
+    r"|\b(what|which) (airport|city|town|village|country|restaurant|shop|pub|cafe|hotel|band|film"
+    r"|book|song|team|company|street|island|brand|make|school)\b")
+_NAME_TEXT = re.compile(r"(?<![.!?]\s)(?<=\s)([A-Z][\w'’-]+)")  # capitalised, not a sentence's first word
+_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d", "OK", "Ok"})
 _AMOUNT_TEXT = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
     r"|fifty|hundred|thousand|dozen|half)\b|[两二三四五六七八九十百千万]")
@@ -81,19 +91,26 @@ def plan_length_prior(text: str) -> float:
 
 
 def plan_answer_cue(query: str) -> re.Pattern[str] | None:
-    """What an answer to ``query`` holds (a time or a number), as a pattern; ``None`` when the
-    question asks for neither (pure)."""
+    """What an answer to ``query`` holds (a time, a number or a name), as a pattern; ``None``
+    when the question asks for none of them (pure)."""
     folded = terms.normalise(query)
     if _TIME_QUESTION.search(folded):
         return _TIME_TEXT
     if _AMOUNT_QUESTION.search(folded):
         return _AMOUNT_TEXT
+    if _NAME_QUESTION.search(folded):
+        return _NAME_TEXT
     return None
 
 
 def plan_answer_prior(cue: re.Pattern[str] | None, text: str) -> float:
     """:data:`ANSWER_BOOST` when ``text`` holds what ``cue`` looks for, else 1 (pure)."""
-    return ANSWER_BOOST if cue is not None and cue.search(terms.normalise(text)) else 1.0
+    if cue is None:
+        return 1.0
+    if cue is _NAME_TEXT:  # a name is told by its capital, so the text is not folded
+        names = [m.group(1) for m in cue.finditer(unicodedata.normalize("NFKC", text))]
+        return ANSWER_BOOST if any(n not in _NOT_NAMES for n in names) else 1.0
+    return ANSWER_BOOST if cue.search(terms.normalise(text)) else 1.0
 
 
 def plan_length(units: float, *, replies: bool) -> float:
