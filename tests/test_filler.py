@@ -12,7 +12,9 @@ from nanomem.memory import Memory
 from nanomem.store.sessions import append_messages
 from nanomem.store.workspace import MEMORY_FILES, Workspace, init_workspace
 from nanomem.engines.offline.dream import route_fact
-from nanomem.text.filler import is_filler, is_placeholder_only
+from nanomem.text.filler import is_filler, is_placeholder_only, nonfact_reason
+from nanomem.text import secretpatterns
+from nanomem.text.redact import KINDS, redact
 
 NOW = datetime(2026, 11, 30, 12, 0)
 
@@ -69,6 +71,25 @@ def test_route_fact_keeps_compliments_to_the_person_out_of_soul() -> None:
     assert route_fact("You always format your notes so nicely") != "SOUL.md"
     assert route_fact("You should answer in bullet points") == "SOUL.md"
     assert route_fact("Please reply in a formal tone") == "SOUL.md"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_filler_placeholder_of_every_kind_the_redaction_writes_is_a_placeholder(kind: str) -> None:
+    assert is_placeholder_only(f"My API key is [REDACTED:{kind}]")
+    assert nonfact_reason(f"Log in: [REDACTED:{kind}]") == "secret-placeholder"
+
+
+def test_filler_placeholder_knows_every_kind_a_redaction_rule_writes() -> None:
+    assert {rule.kind for rule in secretpatterns.RULES} <= set(KINDS)
+
+
+@pytest.mark.parametrize("kind", ["anything", "made-up", "OPENAI-KEY", "openai-key-2", ""])
+def test_filler_placeholder_of_a_kind_the_redaction_never_writes_is_no_placeholder(
+        kind: str) -> None:
+    text = f"My API key is [REDACTED:{kind}]"
+    assert redact(text).text == text  # the redaction leaves it, and writes no such kind
+    assert not is_placeholder_only(text)
+    assert nonfact_reason(f"Log in: [REDACTED:{kind}]") is None
 
 
 def test_offline_dream_never_stores_a_pasted_key_s_placeholder_or_filler(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ about what was said, not what is the case: thanks, agreement, sympathy, praise, 
 intensifiers and the verbs that carry them ("sounds", "must have been", "hear"). A sentence
 with one content word left ("I love hiking", "Thanks, the gate code changed") is a fact.
 
-A sentence is **placeholder-only** when it holds a ``[REDACTED:kind]`` placeholder and, once the
-placeholder, the words that only name a secret ("API key", "password", "log in") and those that
+A sentence is **placeholder-only** when it holds a ``[REDACTED:kind]`` placeholder of a kind the
+redaction writes (:data:`nanomem.text.redact.KINDS`) and, once the placeholder, the words that only name a secret ("API key", "password", "log in") and those that
 only tell it was typed by mistake ("ignore", "wrong window", 打错) are set aside, nothing is left:
 "my API key is [REDACTED:openai-key]" says nothing a memory can use.
 
@@ -19,6 +19,8 @@ only tell it was typed by mistake ("ignore", "wrong window", 打错) are set asi
 >>> is_placeholder_only("My API key is [REDACTED:openai-key]")
 True
 >>> is_placeholder_only("The deploy token [REDACTED:github-token] lives on server web-3")
+False
+>>> is_placeholder_only("My API key is [REDACTED:made-up]")  # no kind the redaction writes
 False
 
 Round 5 added four kinds of filler, each by sentence structure, never by phrase
@@ -45,9 +47,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from nanomem.text.redact import PLACEHOLDER  # built from redact.KINDS: only what redaction writes
 from nanomem.vocab import CJK_RUN, MONTHS, STOP_WORDS, WEEKDAYS
 
-PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]*\]")
 # Round 7: an unfilled template slot ("Dear {{recipient}}", "{first_name}", "${SITE}", "<<name>>",
 # "[CLIENT_NAME]", "[NAME]", "%name%"): a name or word in the braces of a template language, standing for
 # a value nobody has given yet. A sentence that holds one is a draft being worked on, not a fact.
