@@ -142,6 +142,15 @@ def _show(text: str, out: TextIO) -> None:
     print(sanitize_terminal(text), file=out)
 
 
+def _print_record(args: argparse.Namespace, record: Any, render: Callable[[], str],
+                  out: TextIO) -> None:
+    """A command's result: its JSON form with ``--json``, else the reply ``render()`` writes."""
+    if args.json:
+        _print_json(record, out)
+    else:
+        _show(render(), out)
+
+
 def cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from nanomem.store.workspace import init_workspace
     from nanomem.versions.gitstore import GitStore, locate_git_dir
@@ -188,10 +197,7 @@ def cmd_consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CommandError(f"{path}: no such session file; give the path of a sessions/*.jsonl")
     with _memory(args) as mem:
         result = mem.consolidate(path, context_window=args.context_window)
-    if args.json:
-        _print_json(result, out)
-    else:
-        _show(replies.render_consolidation(result), out)
+    _print_record(args, result, lambda: replies.render_consolidation(result), out)
     return 1 if result.status == "failed" else 0
 
 
@@ -204,10 +210,7 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not root.is_dir():
         raise CommandError(f"{root}: no such workspace directory; run `nanomem init {root}`")
     report = asyncio.run(run_doctor(load_config(root), root))
-    if args.json:
-        _print_json(report, out)
-    else:
-        _show(statusreplies.render_doctor(report), out)
+    _print_record(args, report, lambda: statusreplies.render_doctor(report), out)
     return 0 if report.ok else 1
 
 
@@ -216,20 +219,15 @@ def cmd_dream(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     progress = _progress_printer(err) if _is_tty(err) else None
     with _memory(args, overrides) as mem:
         result = mem.dream(dry_run=args.dry_run, replay_sha=args.replay, progress=progress)
-    if args.json:
-        _print_json(result, out)
-    else:
-        _show(replies.render_dream(result), out)
+    _print_record(args, result, lambda: replies.render_dream(result), out)
     return 1 if result.status == "failed" else 0
 
 
 def cmd_log(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with _memory(args) as mem:
         info = mem.log(args.sha)
-    if args.json:
-        _print_json(info, out)
-    else:
-        _show(replies.render_log(info) if info else replies.render_no_dream(), out)
+    _print_record(args, info,
+                  lambda: replies.render_log(info) if info else replies.render_no_dream(), out)
     return 0
 
 
@@ -237,16 +235,10 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with _memory(args) as mem:
         if args.sha is None:
             versions = mem.versions()
-            if args.json:
-                _print_json(versions, out)
-            else:
-                _show(replies.render_versions(versions), out)
+            _print_record(args, versions, lambda: replies.render_versions(versions), out)
             return 0
         result = mem.restore(args.sha)
-    if args.json:
-        _print_json(result, out)
-    else:
-        _show(replies.render_restore(result), out)
+    _print_record(args, result, lambda: replies.render_restore(result), out)
     return 0
 
 
@@ -313,16 +305,10 @@ def cmd_pending(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with _memory(args) as mem:
         if args.answer is None:
             questions = mem.pending_questions()
-            if args.json:
-                _print_json(list(questions), out)
-            else:
-                _show(replies.render_questions(questions), out)
+            _print_record(args, list(questions), lambda: replies.render_questions(questions), out)
             return 0
         result = mem.answer(args.number, yes=args.answer == "yes")
-    if args.json:
-        _print_json(result, out)
-    else:
-        _show(replies.render_answer(result), out)
+    _print_record(args, result, lambda: replies.render_answer(result), out)
     return {"applied": 0, "dropped": 0, "not_found": 2}.get(result.status, 1)
 
 

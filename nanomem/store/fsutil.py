@@ -88,6 +88,14 @@ def os_error_fix(exc: OSError) -> str:
 AppendError = Callable[[str, OSError, OSError | None], Exception]
 
 
+def write_fully(fd: int, payload: bytes) -> None:
+    """Write all of ``payload`` to ``fd`` (``os.write`` may write less than asked), then fsync."""
+    written = 0
+    while written < len(payload):
+        written += os.write(fd, payload[written:])
+    os.fsync(fd)
+
+
 def append_durably(path: Path, payload: bytes, *, error: AppendError | None = None) -> None:
     """Append ``payload`` to ``path`` in one ``write`` on an ``O_APPEND`` descriptor, then fsync.
 
@@ -110,11 +118,8 @@ def append_durably(path: Path, payload: bytes, *, error: AppendError | None = No
             os.lseek(fd, size - 1, os.SEEK_SET)
             if os.read(fd, 1) != b"\n":  # a torn last line: start on a fresh line
                 payload = b"\n" + payload
-        written = 0
         try:
-            while written < len(payload):
-                written += os.write(fd, payload[written:])
-            os.fsync(fd)
+            write_fully(fd, payload)
         except OSError as exc:
             try:
                 os.ftruncate(fd, size)

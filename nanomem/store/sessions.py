@@ -35,7 +35,7 @@ from types import MappingProxyType
 from typing import Any
 
 from nanomem.errors import WorkspaceError
-from nanomem.store.fsutil import FileLock, atomic_write, os_error_fix
+from nanomem.store.fsutil import FileLock, atomic_write, os_error_fix, write_fully
 from nanomem.text.tokens import estimate_message
 
 log = logging.getLogger(__name__)
@@ -333,10 +333,7 @@ def append_session_lines(path: Path, messages: Sequence[Mapping[str, Any]]) -> N
                 log.warning("%s: cut a torn last line (%d bytes, a write cut short) before "
                             "appending", path, size - keep)
                 os.ftruncate(fd, keep)
-            written = 0
-            while written < len(payload):
-                written += os.write(fd, payload[written:])
-            os.fsync(fd)
+            write_fully(fd, payload)
         except OSError as exc:
             try:
                 os.ftruncate(fd, keep)

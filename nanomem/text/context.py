@@ -268,6 +268,18 @@ def render_context_memo(
 _Item = tuple[str, str, int]  # ("file", rel, index) | ("pending"|"recall"|"question", "", i)
 
 
+def _kept(kept: set[_Item], kind: str, items: Sequence[str]) -> list[int]:
+    """The indices of ``items`` (pending entries, recalled turns or questions) the budget kept."""
+    return [i for i in range(len(items)) if (kind, "", i) in kept]
+
+
+def _section(header: str, items: Sequence[str], shown: Sequence[int],
+             omitted: Callable[[int], str]) -> str:
+    """``header``, the ``shown`` items in that order, and ``omitted(left)`` when some are left out."""
+    left = len(items) - len(shown)
+    return "\n".join([header, *(items[i] for i in shown), *([omitted(left)] if left else [])])
+
+
 class _Block:
     """The parts of one prompt block and how they are chosen and assembled."""
 
@@ -306,30 +318,20 @@ class _Block:
                 out.append(render_omission(rel, omitted))
             blocks.append("\n".join(out))
         if self.questions:
-            kept_q = [i for i in range(len(self.questions)) if ("question", "", i) in kept]
-            out = [QUESTIONS_HEADER, *(self.questions[i] for i in kept_q)]
-            left = len(self.questions) - len(kept_q)
-            if left:
-                out.append(f"… {left} more {'question' if left == 1 else 'questions'} omitted to "
-                           "fit the budget; see memory/PENDING.md")
-            blocks.append("\n".join(out))
+            shown = _kept(kept, "question", self.questions)
+            blocks.append(_section(QUESTIONS_HEADER, self.questions, shown, lambda left: (
+                f"… {left} more {'question' if left == 1 else 'questions'} omitted to fit the "
+                "budget; see memory/PENDING.md")))
         if self.pending:
-            kept_pending = [i for i in range(len(self.pending)) if ("pending", "", i) in kept]
-            out = [PENDING_HEADER, *(self.pending[i] for i in sorted(kept_pending, reverse=True))]
-            left = len(self.pending) - len(kept_pending)
-            if left:
-                noun = "entry" if left == 1 else "entries"
-                out.append(f"… {left} older {noun} omitted to fit the budget; see memory/history.jsonl")
-            blocks.append("\n".join(out))
+            newest_first = _kept(kept, "pending", self.pending)[::-1]
+            blocks.append(_section(PENDING_HEADER, self.pending, newest_first, lambda left: (
+                f"… {left} older {'entry' if left == 1 else 'entries'} omitted to fit the budget; "
+                "see memory/history.jsonl")))
         if self.recalled:
-            kept_recall = [i for i in range(len(self.recalled)) if ("recall", "", i) in kept]
-            out = [RECALL_HEADER, *(self.recalled[i] for i in kept_recall)]
-            left = len(self.recalled) - len(kept_recall)
-            if left:
-                out.append(f"… {left} more recalled {'turn' if left == 1 else 'turns'} omitted "
-                           "to fit the budget")
-            if len(out) > 1:
-                blocks.append("\n".join(out))
+            shown = _kept(kept, "recall", self.recalled)
+            blocks.append(_section(RECALL_HEADER, self.recalled, shown, lambda left: (
+                f"… {left} more recalled {'turn' if left == 1 else 'turns'} omitted to fit the "
+                "budget")))
         return "\n\n".join(blocks)
 
     def choose(self, budget: int, relevance: Mapping[str, Mapping[int, float]] | None, *,
