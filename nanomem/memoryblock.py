@@ -42,11 +42,13 @@ class MemoryBlock:
         self.config = config
         self.history = history
         self._said = SaidTimes(workspace.archive_dir)
-        self._files = MemoryFileCache(workspace)
+        self._files = MemoryFileCache(workspace, {rel: config.cap_for(rel) for rel in MEMORY_FILES})
 
     def read_files(self) -> dict[str, str]:
-        """Text of each existing memory file, keyed by relative path, in prompt order. A file
-        the symlink policy refuses is left out with a warning: it never reaches a prompt."""
+        """Text of each existing memory file, keyed by relative path, in prompt order, up to its
+        read ceiling (:func:`nanomem.store.memfiles.read_ceiling`; a file over it is warned of
+        once). A file the symlink policy refuses is left out with a warning: it never reaches a
+        prompt."""
         refused: dict[str, str] = {}
         files = self._files.read(refused)  # unchanged files are not read again
         for reason in refused.values():

@@ -16,14 +16,14 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from nanomem.config import Config
 from nanomem.dream import audit
 from nanomem.engines.notes import read_provider_notes
 from nanomem.errors import GitStoreError, WorkspaceError
 from nanomem.store.history import History
-from nanomem.store.memfiles import read_memory_files
+from nanomem.store.memfiles import read_ceiling, read_memory_files, render_over_ceiling
 from nanomem.store.moved import plan_summary, read_moved_text
 from nanomem.store.pending import read_pending
 from nanomem.store.workspace import Workspace
@@ -40,12 +40,21 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class FileStatus:
     """One memory file: its length in characters, its cap, whether it exists, and why it is
-    not read when the symlink policy refuses it (``refused``, else None)."""
+    not read when the symlink policy refuses it (``refused``, else None); its size in bytes and
+    its read ceiling, the bytes search and the prompt block read of it
+    (:func:`nanomem.store.memfiles.read_ceiling`)."""
 
     chars: int
     cap: int
     exists: bool
     refused: str | None = None
+    bytes: int = 0
+    ceiling: int = 0
+    JSON_PROPERTIES: ClassVar[tuple[str, ...]] = ("over_ceiling",)
+
+    @property
+    def over_ceiling(self) -> bool:
+        return bool(self.ceiling) and self.bytes > self.ceiling
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,8 @@ class MemoryHealth:
     Dream skipped for a full file (and the time of the first, from the audit's ledger lines),
     the lines moved out to ``memory/MOVED.md`` (``moved_out`` of them since ``moved_since``, the
     newest :data:`MOVED_SHOWN` as ``text (from FILE, DAY)``), and the newest recall self-test
-    (``recall_found`` of ``recall_checked`` facts came back from search; None before the first)."""
+    (``recall_found`` of ``recall_checked`` facts came back from search; None before the first),
+    and for each file over its read ceiling the sentence that says so (``over_ceiling``)."""
 
     near_cap: tuple[str, ...] = ()
     skipped_for_cap: int = 0
@@ -91,6 +101,7 @@ class MemoryHealth:
     recall_found: int | None = None
     recall_time: str | None = None
     recall_failures: tuple[str, ...] = ()
+    over_ceiling: tuple[str, ...] = ()
 
 
 def read_health(workspace: Workspace, files: Mapping[str, FileStatus]) -> MemoryHealth:
@@ -111,6 +122,8 @@ def read_health(workspace: Workspace, files: Mapping[str, FileStatus]) -> Memory
         recall_found=recall.get("found"),
         recall_time=recall.get("time"),
         recall_failures=tuple(str(f) for f in recall.get("failures") or ()),
+        over_ceiling=tuple(render_over_ceiling(rel, size.bytes, size.cap)
+                           for rel, size in files.items() if size.over_ceiling),
     )
 
 
@@ -157,7 +170,9 @@ def read_status(
     files = {}
     for rel in MEMORY_FILES:
         chars = len(data[rel].decode("utf-8", "replace")) if rel in data else 0
-        files[rel] = FileStatus(chars, config.cap_for(rel), rel in data, refused.get(rel))
+        cap = config.cap_for(rel)
+        files[rel] = FileStatus(chars, cap, rel in data, refused.get(rel),
+                                len(data.get(rel, b"")), read_ceiling(cap))
     questions, problem = _count_questions(workspace)
     git_dir = head = None
     last = None

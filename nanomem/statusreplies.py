@@ -36,6 +36,7 @@ def render_status(status: MemoryStatus, usages: Sequence[str] = ()) -> str:
         lines.append(f"- **warning**: `{rel}` is over 90% of its cap; "
                      f"{health.skipped_for_cap} fact(s) skipped for a full file{since}, "
                      f"{health.moved_out} moved out; merge or trim it by hand, or raise its cap")
+    lines += [f"- **warning**: {text}" for text in health.over_ceiling]
     if health.moved_out:
         lines.append(f"- `{MOVED_MD}`: {health.moved_out} line(s) moved out of full files since "
                      f"{health.moved_since}; search still finds them; `/memory moved` lists all. Newest:")
@@ -132,6 +133,7 @@ def render_status_text(status: MemoryStatus) -> str:
         lines.append(f"  {rel:<18}{size.chars:>7,} / {size.cap:,} chars{flag}{over}")
     health = status.health
     lines += [f"warning       {rel} is over 90% of its cap" for rel in health.near_cap]
+    lines += [f"warning       {text}" for text in health.over_ceiling]
     if health.moved_out:
         lines += _moved_text(health)
     if health.skipped_for_cap:

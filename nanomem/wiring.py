@@ -120,7 +120,7 @@ class MemoryParts:
                 embedder = (self._embedder or make_embedder(self.config)
                             if self.config.embeddings else None)
                 self._index = SearchIndex(self.workspace, history=self.history, archive=self.archive,
-                                          embedder=embedder)
+                                          embedder=embedder, caps=self.config.file_caps)
             return self._index
 
     def _session_arg(self, session: str | Path | Any) -> Any:

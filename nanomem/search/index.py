@@ -11,6 +11,9 @@ archived turn, and is never a source of truth: delete it and the next search reb
   SQLite cannot read (corrupt, not a database), is deleted and rebuilt with a warning. A
   workspace where the index cannot be written gets an in-memory index for the call, with a
   warning. Never an error.
+- **Bounded.** With ``caps`` a memory file is indexed up to its read ceiling only
+  (:func:`nanomem.store.memfiles.read_memory_head`, warned of once): a 20 MB ``USER.md`` is not
+  800,000 documents.
 - **Bookkeeping.** Nothing but this module writes it; Dream's path gate refuses it, git never
   tracks it.
 
@@ -43,7 +46,7 @@ from nanomem.search.marks import parse_offset_mark, read_tail_hash, set_mark
 from nanomem.search.rank import SOURCES, Hit, fuse_ranks, score_hit
 from nanomem.store.archive import Archive, read_records
 from nanomem.store.history import History
-from nanomem.store.memfiles import read_memory_files
+from nanomem.store.memfiles import plan_head, read_ceiling, read_memory_file, read_memory_head
 from nanomem.store.moved import read_moved_bytes
 from nanomem.store.workspace import Workspace, template_lines
 from nanomem.vocab import MOVED_MD
@@ -94,8 +97,10 @@ class SearchIndex:
     """The index of one workspace. Open per use; every method keeps the file healthy."""
 
     def __init__(self, workspace: Workspace, *, history: History, archive: Archive,
-                 path: Path | None = None, embedder: vectors.Embedder | None = None) -> None:
+                 path: Path | None = None, embedder: vectors.Embedder | None = None,
+                 caps: Mapping[str, int] | None = None) -> None:
         self.workspace = workspace
+        self.caps = dict(caps or {})  # each memory file's cap: it is read up to its ceiling
         self.embedder = embedder
         self.history = history
         self.archive = archive
@@ -238,7 +243,7 @@ class SearchIndex:
         if not changed:
             return 0
         try:
-            contents = {**read_memory_files(self.workspace), MOVED_MD: read_moved_bytes(self.workspace) or b""}
+            contents = {**self._read_files(), MOVED_MD: read_moved_bytes(self.workspace) or b""}
         except NanomemError as exc:
             logger.warning("search: memory files not indexed: %s", exc)
             return 0
@@ -246,6 +251,8 @@ class SearchIndex:
         skip = template_lines()
         for rel, signature in changed.items():
             data = staged.get(rel, contents.get(rel, b""))
+            if rel in staged and rel in self.caps:
+                data = plan_head(data, read_ceiling(self.caps[rel]))
             digest = hashlib.sha256(data).hexdigest()[:16]
             old = marks.get(f"file:{rel}", "")
             if old.split("|")[-1] != digest or not old:
@@ -254,6 +261,19 @@ class SearchIndex:
                 added += self._insert(db, plan_file_docs(rel, text, skip))
             set_mark(db, f"file:{rel}", f"{signature}|{digest}")
         return added
+
+    def _read_files(self) -> dict[str, bytes]:
+        """The memory files as the index reads them: each up to its read ceiling."""
+        files: dict[str, bytes] = {}
+        for rel in self.workspace.memory_paths():
+            if rel in self.caps:
+                head = read_memory_head(self.workspace, rel, self.caps[rel])
+                data = None if head is None else head.data
+            else:
+                data = read_memory_file(self.workspace, rel)
+            if data is not None:
+                files[rel] = data
+        return files
 
     def _update_archive(self, db: sqlite3.Connection, marks: dict[str, str]) -> int:
         added, moved = 0, set()

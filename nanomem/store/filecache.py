@@ -9,16 +9,21 @@ reading; any change reads the file again through
 does for its index, a file modified within :data:`RACY_NS` of being read is "racily clean"
 (a second write in the same clock tick keeps size and mtime): its entry is not trusted, and the
 next call reads it again.
+
+With ``caps`` (each file's character cap) a file is read only up to its read ceiling
+(:func:`nanomem.store.memfiles.read_memory_head`): the prompt block never holds more of a
+file than that, and a file over it is warned of once.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from nanomem.errors import GitStoreError
-from nanomem.store.memfiles import read_memory_file
+from nanomem.store.memfiles import read_memory_file, read_memory_head
 from nanomem.store.workspace import MEMORY_FILES, Workspace
 
 RACY_NS = 20_000_000  # 20 ms: above the coarsest file-time tick Linux keeps (HZ=100)
@@ -44,8 +49,9 @@ def _stat(path: str, follow: bool) -> tuple[int, int, int, int] | None:
 class MemoryFileCache:
     """Reads the memory files of one workspace, reusing unchanged ones (not thread-safe)."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, caps: Mapping[str, int] | None = None) -> None:
         self.workspace = workspace
+        self.caps = dict(caps or {})
         self._entries: dict[str, _Entry] = {}
 
     def clear(self) -> None:
@@ -70,7 +76,7 @@ class MemoryFileCache:
             return known
         began = time.time_ns()
         try:
-            entry = _Entry(sig, read_memory_file(self.workspace, rel), None)
+            entry = _Entry(sig, self._read(rel), None)
         except GitStoreError as exc:
             entry = _Entry(sig, None, str(exc))
         newest = max((s[2] for s in sig if s is not None), default=0)
@@ -79,3 +85,9 @@ class MemoryFileCache:
         else:
             self._entries.pop(rel, None)
         return entry
+
+    def _read(self, rel: str) -> bytes | None:
+        if rel not in self.caps:
+            return read_memory_file(self.workspace, rel)
+        head = read_memory_head(self.workspace, rel, self.caps[rel])
+        return None if head is None else head.data

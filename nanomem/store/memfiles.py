@@ -17,14 +17,24 @@ Credentials a person typed into a memory file are redacted on disk here, once, b
 files are versioned or shown to a model (:func:`redact_memory_files`), and the memory files'
 single writer lock (``memory/.dream.lock``: Dream, restore and ``manual:`` commits) is taken
 here (:func:`memory_lock`, :func:`try_lock_memory`).
+
+**The read ceiling.** The search index and the prompt block read at most
+:func:`read_ceiling` bytes of one memory file (:data:`CEILING_PER_CAP` bytes per character of
+its cap: 96,000 bytes of ``USER.md`` at the default cap), cut back to the last whole line
+(:func:`plan_head`); a file over it is named in one warning per process and in ``status``, and
+the rest of it stays on disk, untouched, for Dream, restore and the person to deal with::
+
+    head = read_memory_head(ws, "USER.md", read_ceiling(6_000))   # MemoryHead(data, size)
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from nanomem.errors import GitStoreError, UnusableFileError
 from nanomem.store.fsutil import FileLock, atomic_write
@@ -33,6 +43,55 @@ from nanomem.text.redact import find_secrets, redact
 from nanomem.vocab import MEMORY_FILES, PENDING, check_link_target
 
 log = logging.getLogger(__name__)
+
+#: Bytes the search index and the prompt block read of a memory file, per character of its cap:
+#: four times the cap in the widest UTF-8 (4 bytes a character), sixteen times in ASCII.
+CEILING_PER_CAP = 16
+_warned: set[tuple[str, int, int]] = set()  # (file, size, mtime_ns) already warned of
+_warned_lock = threading.Lock()
+
+
+class MemoryHead(NamedTuple):
+    """What a bounded reader gets of one memory file: its first bytes (whole lines, at most
+    the ceiling) and the size of the whole file."""
+
+    data: bytes
+    size: int
+
+    @property
+    def cut(self) -> bool:
+        """Whether the file goes on past ``data``."""
+        return self.size > len(self.data)
+
+
+def read_ceiling(cap: int) -> int:
+    """Bytes the search index and the prompt block read of a file with a cap of ``cap``
+    characters.
+
+    >>> read_ceiling(6_000)
+    96000
+    """
+    return CEILING_PER_CAP * max(1, cap)
+
+
+def plan_head(data: bytes, limit: int) -> bytes:
+    """The first whole lines of ``data`` within ``limit`` bytes; a first line longer than the
+    limit is cut at the last whole UTF-8 character before it.
+
+    >>> plan_head(b"one\\ntwo\\nthree\\n", 9), plan_head(b"one\\n", 9)
+    (b'one\\ntwo\\n', b'one\\n')
+    >>> plan_head("aé".encode(), 2)
+    b'a'
+    """
+    if len(data) <= limit:
+        return data
+    end = data.rfind(b"\n", 0, limit) + 1
+    if end:
+        return data[:end]
+    end = limit
+    while end > 0 and data[end] & 0xC0 == 0x80:  # a continuation byte: inside a character
+        end -= 1
+    return data[:end]
 
 
 def memory_lock(workspace: Workspace) -> FileLock:
@@ -134,6 +193,49 @@ def read_memory_file(workspace: Workspace, rel: str) -> bytes | None:
     if not real.is_file():
         raise GitStoreError(f"{rel}: is not a regular file; replace it with a markdown file")
     return real.read_bytes()
+
+
+def read_memory_head(workspace: Workspace, rel: str, cap: int) -> MemoryHead | None:
+    """At most :func:`read_ceiling` of ``cap`` bytes of one memory file, in whole lines
+    (:func:`plan_head`), and its size; None when absent. The symlink policy applies as in
+    :func:`read_memory_file`; a file over the ceiling is warned of once per process (and again
+    when it changes), with :func:`render_over_ceiling`."""
+    path = workspace.path(rel)
+    if not path.exists() and not path.is_symlink():
+        return None
+    real = memory_file_path(workspace, rel)
+    if not real.is_file():  # a missing target, a folder: read_memory_file raises the reason
+        data = read_memory_file(workspace, rel)
+        return None if data is None else MemoryHead(data, len(data))
+    limit = read_ceiling(cap)
+    with open(real, "rb") as handle:
+        stat = os.fstat(handle.fileno())
+        data = handle.read(limit + 1)
+    if len(data) <= limit:
+        return MemoryHead(data, len(data))
+    head = MemoryHead(plan_head(data, limit), max(stat.st_size, len(data)))
+    with _warned_lock:
+        first = (str(real), stat.st_size, stat.st_mtime_ns) not in _warned
+        _warned.add((str(real), stat.st_size, stat.st_mtime_ns))
+    if first:
+        log.warning("%s", render_over_ceiling(rel, head.size, cap))
+    return head
+
+
+def render_over_ceiling(rel: str, size: int, cap: int) -> str:
+    """What ``status`` and the warning say of a memory file over its read ceiling: the file,
+    its size, the ceiling and the fix.
+
+    >>> print(render_over_ceiling("USER.md", 20_000_000, 6_000))  # doctest: +NORMALIZE_WHITESPACE
+    USER.md is 20,000,000 bytes, over the 96,000 that search and the prompt block read of it
+    (16 per character of its cap of 6,000); they use its first lines up to that size and the
+    rest stays in the file, untouched. Move the rest out of USER.md, or raise [caps] "USER.md"
+    in nanomem.toml
+    """
+    return (f"{rel} is {size:,} bytes, over the {read_ceiling(cap):,} that search and the prompt "
+            f"block read of it ({CEILING_PER_CAP} per character of its cap of {cap:,}); they use "
+            "its first lines up to that size and the rest stays in the file, untouched. Move the "
+            f'rest out of {rel}, or raise [caps] "{rel}" in nanomem.toml')
 
 
 def redact_memory_files(workspace: Workspace) -> dict[str, bytes]:
