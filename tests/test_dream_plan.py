@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -158,3 +159,100 @@ def test_split_text_costs_about_the_length_of_a_long_line_not_its_square() -> No
     assert all(estimate(part) <= 10 for part in parts)
     assert len(parts) >= 500
     assert seen[0] < 40 * len(line)  # bisecting the whole rest for each part read ~100x more
+
+
+# The default estimate splits a long line with tokens.fit_prefix: the same plans, read once.
+
+_ORDINARY = st.text(alphabet="ab Zé9_-./:\n世한😀Ж", max_size=400)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_ORDINARY, min_size=1, max_size=8), st.integers(min_value=1, max_value=60),
+       st.integers(min_value=1, max_value=5))
+def test_plan_batches_makes_the_same_plans_with_the_counted_split(
+        contents: list[str], max_tokens: int, max_entries: int) -> None:
+    from nanomem.text.tokens import estimate_text
+
+    entries = [entry(n, text) for n, text in enumerate(contents, 1)]
+
+    def plan(estimate: object) -> list[list[tuple[str, str]]]:
+        batches = plan_batches(entries, max_entries=max_entries, max_tokens=max_tokens,
+                               max_batches=100, estimate=estimate)  # type: ignore[arg-type]
+        return [[(s.label, s.text) for s in b.segments] for b in batches]
+
+    # a wrapper is not the default estimate, so it takes the bisection the split used before
+    assert plan(None) == plan(lambda text: estimate_text(text))
+    for text in contents:
+        assert split_text(text, max_tokens, estimate_text) == split_text(
+            text, max_tokens, lambda t: estimate_text(t))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab Zé9_-./\n世한😀Ж１٣", max_size=80), st.integers(min_value=1, max_value=25),
+       st.integers(min_value=0, max_value=80), st.sampled_from([1, 2, 3, 7, 1024]))
+def test_fit_prefix_is_the_longest_prefix_the_estimate_fits(
+        text: str, max_tokens: int, start: int, block: int) -> None:
+    from nanomem.text import tokens
+
+    start = min(start, len(text))
+    estimates = [tokens.estimate_text(text[start:end]) for end in range(start, len(text) + 1)]
+    assert estimates == sorted(estimates)  # a longer prefix never has a smaller estimate
+    want = start + max(n for n, tokens_ in enumerate(estimates) if tokens_ <= max_tokens)
+    old = tokens.FIT_BLOCK
+    tokens.FIT_BLOCK = block
+    try:
+        assert tokens.fit_prefix(text, max_tokens, start) == want
+    finally:
+        tokens.FIT_BLOCK = old
+
+
+def test_the_default_estimate_reads_a_long_entry_about_once_not_twenty_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from nanomem.text import tokens
+
+    seen = [0]
+    count = tokens._count
+
+    def counting(text: str) -> object:
+        seen[0] += len(text)
+        return count(text)
+
+    monkeypatch.setattr(tokens, "_count", counting)
+    long = entry(9, "word " * 40_000 + "\n")  # a 200,000-character line, 6,000 tokens a part
+
+    def read(estimate: object) -> tuple[int, list[str]]:
+        seen[0] = 0
+        batches = plan_batches([long], max_entries=100, max_tokens=6_000, max_batches=10,
+                               estimate=estimate)  # type: ignore[arg-type]
+        return seen[0], [s.text for b in batches for s in b.segments]
+
+    bisected, old_parts = read(lambda text: tokens.estimate_text(text))
+    counted, parts = read(None)
+    assert parts == old_parts and "".join(parts) == long.content and len(parts) >= 8
+    assert bisected > 15 * len(long.content)  # each part estimated about twenty times
+    assert counted < 4 * len(long.content)  # the entry and its line once, each part about once
+
+
+def _self_named_before(text: str) -> bool:
+    """shapes.is_self_named as it was: the head grown word by word (quadratic in the text)."""
+    import re
+
+    from nanomem.engines.offline.shapes import is_bare_name, is_greeting
+
+    first, _, rest = text.partition(" ")
+    while rest and not re.search(r"[.!,]$", first):
+        head, _, rest = rest.partition(" ")
+        first = f"{first} {head}"
+    return bool(rest) and is_greeting(first) and is_bare_name(rest)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Morning", "Morning.", "Hi", "there!", "Rhona", "Calloway.",
+                                 "Calloway", ",", ".", "", "hello,", "Evening.\n", "x.\n\n",
+                                 "Good", "Friday.", "Dr", "\n"]), max_size=7),
+       st.sampled_from([" ", "  ", " \n"]))
+def test_is_self_named_in_one_scan_answers_as_before(words_: list[str], sep: str) -> None:
+    from nanomem.engines.offline.shapes import is_self_named
+
+    text = " ".join(words_).replace(" ", sep, 1)
+    assert is_self_named(text) == _self_named_before(text)

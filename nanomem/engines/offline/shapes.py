@@ -49,6 +49,9 @@ _BARE_NAME = re.compile(r"^\s*(?:" + _TITLE + r" )?(" + _NAME_WORD + r"(?: " + _
 _GREETING = re.compile(
     r"^\W*(?:hi|hello|hey|hiya|morning|good morning|afternoon|good afternoon|evening|good evening|"
     r"greetings|howdy)(?:\s+(?:there|all|again))?\W*$", _I)
+# The end of the first space-separated word that ends in . ! or , (a newline may follow it):
+# one scan, where growing the head word by word and testing it again was quadratic in the text.
+_FIRST_SENTENCE_END = re.compile(r"[.!,]\n?( |\Z)")
 _RETRACTION = re.compile(
     r"^\W*(?:(?:oh|no|so|well|ok|okay)\W+)*(?:it|that|this|he|she|they)"
     r"(?:['’](?:s|re)\s+not|\s+(?:is|are|was|were)(?:\s+not|n['’]t))\s+(?:the |a |an |my |our |his |her |their )?(?:\S+ ){1,3}?"
@@ -142,10 +145,10 @@ def is_self_named(text: str) -> bool:
     >>> is_self_named("Morning. Rhona Calloway."), is_self_named("Morning. Good Friday.")
     (True, False)
     """
-    first, _, rest = text.partition(" ")
-    while rest and not re.search(r"[.!,]$", first):
-        head, _, rest = rest.partition(" ")
-        first = f"{first} {head}"
+    end = _FIRST_SENTENCE_END.search(text)  # the first word that ends in . ! or ,
+    if end is None:
+        return False
+    first, rest = text[:end.start(1)], text[end.end(1):]
     return bool(rest) and is_greeting(first) and is_bare_name(rest)
 
 
