@@ -327,10 +327,8 @@ class Memory(MemoryParts):
             self.close()
 
     def read_files(self) -> dict[str, str]:
-        """Text of each existing memory file, keyed by relative path, in prompt order, as the
-        prompt block reads it: at most its read ceiling (16 bytes per character of its cap, in
-        whole lines; docs/decisions.md). A file the symlink policy refuses is left out with a
-        warning: it never reaches a prompt."""
+        """Text of each memory file by relative path, in prompt order, up to its read ceiling
+        (as the prompt block reads it). A file the symlink policy refuses is left out."""
         return self._block.read_files()
 
     def context(self, budget_tokens: int, query: str | None = None) -> str:
