@@ -58,8 +58,10 @@ def test_memory_status_reports_stable_fields_without_creating_a_repository(memor
         "cursor": 1, "dream_cursor": 0, "pending": 1, "git_dir": None, "head": None
     }
     assert data["provider"] == status.provider == "offline"
-    assert data["files"]["USER.md"] == {"chars": status.files["USER.md"].chars, "cap": 6000,
-                                        "exists": True, "refused": None}
+    user = status.files["USER.md"]
+    assert data["files"]["USER.md"] == {"chars": user.chars, "cap": 6000, "exists": True,
+                                        "refused": None, "bytes": user.bytes, "ceiling": 96_000,
+                                        "over_ceiling": False}
     assert not (memory.workspace.root / ".git").exists()
 
 
