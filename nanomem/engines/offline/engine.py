@@ -41,6 +41,7 @@ from nanomem.engines.offline.terse import is_bare_amount, is_length_fragment
 from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_bare_name, is_bare_value, is_greeting
 from nanomem.store.sessions import content_text, message_time
 from nanomem.text.filler import is_filler
+from nanomem.text.hant import fold_hant, restore_hant
 
 NOT_A_CHAT_MODEL = (
     "The offline engine does not chat: it only answers nanomem's consolidation and Dream "
@@ -74,6 +75,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         text = mail.body
         lowered = bool(casing) and writes_lower_case(text)
         text = recased(text, casing or {})
+        original, text = text, fold_hant(text)  # session 24: Traditional Chinese judged as Simplified
         # round 11: "Subject: Change of lodgings": the body's first decisive sentence is the correction
         announced = bool(mail.subject) and (subject_announces(mail.subject) or announces_change(mail.subject))
         lead: list[str] = []  # sentences before that announced a change without giving the new value
@@ -112,6 +114,8 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
             if mark is not None and sentence not in seen:
                 seen.add(sentence)
                 facts.append((mark, sentence, day))
+        if text != original:
+            facts[start:] = [(mark, restore_hant(fact, text, original), said) for mark, fact, said in facts[start:]]
         if lowered:
             facts[start:] = [(mark, restore(fact), said) for mark, fact, said in facts[start:]]
     return facts

@@ -30,8 +30,10 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
+from nanomem.text.hant import fold_hant
 from nanomem.text.overlap import tokens
 from nanomem.engines.offline.slots import value_spans
+from nanomem.engines.offline.supersede import named_values
 from nanomem.engines.offline.tense import is_narrative
 from nanomem.vocab import BULLET, HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_permanent, is_pinned
 
@@ -83,7 +85,7 @@ def implied_correction(fact: str, files: Mapping[str, str]) -> tuple[str, str] |
 def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """``{kind: (values, topic words near them)}``; kinds ``@date``, ``@time``, ``@weekday`` and
     one per unit of an amount (``£``, ``pair``, ``万字``)."""
-    text = unicodedata.normalize("NFKC", text)
+    text = fold_hant(unicodedata.normalize("NFKC", text))
     found: dict[str, tuple[set[str], set[str]]] = {}
 
     def note(kind: str, value: str, start: int, end: int) -> None:
@@ -95,6 +97,8 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     for kind, value, start, end in value_spans(text):
         if kind in _KINDS:
             note("@" + kind, value, start, end)
+    for kind, value, start, end in named_values(text):
+        note(kind, value, start, end)  # session 24: a name, a plate, a Chinese place name
     for m in re.finditer(r"《([^》]+)》", text):
         note("@title", m.group(1), m.start(), m.end())  # a title in 《》 (a book, a film)
     for m in _MEASURE.finditer(text):
@@ -121,7 +125,7 @@ def _denied(fact: str, value: str) -> bool:
 
 
 def _mentions(fact: str, value: str) -> list[int]:
-    text = unicodedata.normalize("NFKC", fact)
+    text = fold_hant(unicodedata.normalize("NFKC", fact))
     if "-" in value and value.replace("-", "").isdigit():  # a normalised date "11-15": find its day
         month, day = value.split("-")
         found = [m.start() for m in re.finditer(rf"(?<!\d){int(month)}月{int(day)}[日号]?", text)]

@@ -27,6 +27,8 @@ import unicodedata
 from functools import lru_cache
 
 from nanomem.engines.offline.shapes import denial, denied_value, is_retraction
+from nanomem.engines.offline.supersede import holds_new_name, names_only_the_old, names_the_slot
+from nanomem.text.hant import fold_hant
 from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
 
 _I = re.IGNORECASE
@@ -268,7 +270,7 @@ def substitute_value(correction: str, line: str) -> str | None:
 
 def _spans(text: str) -> list[tuple[str, str, str]]:
     """``(kind, normalised, raw)`` of every value, with the masking of :func:`values_of`."""
-    text = unicodedata.normalize("NFKC", text)
+    text = fold_hant(unicodedata.normalize("NFKC", text))
     out: list[tuple[str, str, str]] = []
     for kind, rx in _VALUE_RX:
         out.extend((kind, _normal(kind, m), m.group(0)) for m in rx.finditer(text))
@@ -283,7 +285,7 @@ def value_spans(text: str) -> list[tuple[str, str, int, int]]:
     >>> value_spans("Show on 9 August")
     [('date', '8-9', 8, 16)]
     """
-    text = unicodedata.normalize("NFKC", text)
+    text = fold_hant(unicodedata.normalize("NFKC", text))
     out: list[tuple[str, str, int, int]] = []
     for kind, rx in _VALUE_RX:
         out.extend((kind, _normal(kind, m), m.start(), m.end()) for m in rx.finditer(text))
@@ -297,7 +299,7 @@ def attributes_of(text: str) -> frozenset[str]:
     >>> sorted(attributes_of("From June we're shutting at 21:00")), sorted(attributes_of("房租涨到六千了"))
     (['close'], ['rent'])
     """
-    text = unicodedata.normalize("NFKC", text)
+    text = fold_hant(unicodedata.normalize("NFKC", text))
     found = {key for key, rx in _ATTRIBUTE_RX.items() if rx.search(text)}
     found.update(key for key, rx in _ATTRIBUTE_ZH_RX.items() if rx.search(text))
     return frozenset(found)
@@ -311,7 +313,7 @@ def values_of(text: str) -> dict[str, frozenset[str]]:
     >>> sorted(v["identifier"]), sorted(v["date"]), sorted(v["time"]), sorted(v["name"])
     (['fi 615'], ['5-3'], ['21:00'], ['ana'])
     """
-    text = unicodedata.normalize("NFKC", text)
+    text = fold_hant(unicodedata.normalize("NFKC", text))
     out: dict[str, set[str]] = {kind: set() for kind in ("date", "time", "weekday", "identifier", "size", "drug", "number", "name")}
     rest = text
     for kind, rx in _VALUE_RX:
@@ -453,6 +455,10 @@ def trim_correction(correction: str, replaced: str | None = None) -> str:
 
 def _restates(clause: str, line: str, whole: str) -> bool:
     """Whether a clause only repeats the old value of ``line`` (and the correction gives a new one)."""
+    if names_only_the_old(clause, line, whole):
+        return True  # session 24: "Gethin moved to Cornwall, so Margaret Ellis is my mentor now"
+    if holds_new_name(clause, line):
+        return False  # session 24: the clause names the new holder or place
     if _CHANGE.search(clause):
         return False
     mine, old, new = values_of(clause), values_of(line), values_of(whole)
@@ -474,6 +480,7 @@ def _still_about(text: str, line: str) -> bool:
         or identifier_families(text).keys() & identifier_families(line).keys()
         or values_of(text)["name"] & values_of(line)["name"]
         or _pairs(text) & _pairs(line)
+        or names_the_slot(text, line)
     )
 
 
