@@ -53,6 +53,7 @@ from nanomem.dream.gates.injection import find_injection
 from nanomem.text.redact import redact
 from nanomem.text.filler import nonfact_reason
 from nanomem.text.sanitize import find_controls
+from nanomem.engines.offline.chatfix import recent_lines, starred_fix
 from nanomem.engines.offline.answer_style import is_style_request
 from nanomem.engines.offline.extract import is_self_introduction
 from nanomem.text.overlap import distinctive, is_duplicate, phrases, tokens
@@ -220,6 +221,8 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
 
     for fact in parse_facts(task.batch, default_day=today.isoformat()):
         view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
+        fixed = starred_fix(fact.text, recent_lines(files, [x for lines in planned.values() for x in lines]))
+        fact = fact if fixed is None else Fact("correction", fixed, fact.day)  # session 24: "*5831 sorry"
         # round 8: a plain fact that sets a slot in memory anew is a correction, whatever its words
         implied = None
         if fact.mark == "durable" and not is_junk(fact.text) and not any(

@@ -27,6 +27,7 @@ from typing import Any
 
 from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall, Usage
 from nanomem.engines.offline.answer_style import is_style_request
+from nanomem.engines.offline.chatfix import denial_then_value, starred_fix
 from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the engine's sentence rules)
     MAX_FACT_CHARS,
     announces_change,
@@ -69,8 +70,14 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
     the speaker's own text."""
     facts: list[tuple[str, str, str | None]] = []
     seen: set[str] = set()
+    before: list[str] = []  # the sentences kept from the message before (session 24: a starred fix)
     for text, day in texts:
         start = len(facts)
+        fixed = starred_fix(text, before)
+        if fixed is not None:  # session 24: "*5831 sorry fat thumbs" fixes the message before
+            facts.append(("correction", fixed, day))
+            before = [fixed]
+            continue
         mail = message_body(text)  # round 11: without quoted lines, headers, a forward, a signature
         text = mail.body
         lowered = bool(casing) and writes_lower_case(text)
@@ -79,7 +86,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         # round 11: "Subject: Change of lodgings": the body's first decisive sentence is the correction
         announced = bool(mail.subject) and (subject_announces(mail.subject) or announces_change(mail.subject))
         lead: list[str] = []  # sentences before that announced a change without giving the new value
-        style_before, previous_kept, previous_said = False, "", ""
+        style_before, previous_kept, previous_said, previous_kept_fact = False, "", "", ""
         previous = ""
         sentences = split_sentences(_SHEET_ROW.sub("", _FENCE.sub("\n", text)))
         for n, sentence in enumerate(sentences):
@@ -111,9 +118,14 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
                 sentence = f"{previous_said} {sentence}"
             lead = [*lead, sentence] if mark is None and announces_change(sentence) else []
             previous_said = "" if is_filler(sentence) or sentence.rstrip().endswith(("?", "？")) else sentence
+            if len(facts) > start and facts[-1][1] == previous_kept_fact and denial_then_value(previous_kept_fact, sentence):
+                facts[-1] = ("correction", f"{previous_kept_fact} {sentence}", day)  # session 24: "… is not Monday. Is Thursday."
+                continue
+            previous_kept_fact = sentence if mark is not None else ""
             if mark is not None and sentence not in seen:
                 seen.add(sentence)
                 facts.append((mark, sentence, day))
+        before = [fact for _, fact, _ in facts[start:]]
         if text != original:
             facts[start:] = [(mark, restore_hant(fact, text, original), said) for mark, fact, said in facts[start:]]
         if lowered:

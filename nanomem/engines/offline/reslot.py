@@ -39,10 +39,11 @@ from nanomem.vocab import BULLET, HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_per
 
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _KINDS = ("date", "time", "weekday")  # the value kinds a slot is set by, beside amounts
-# An amount: a currency sign before a number, or the unit word (or two Han characters) after it.
+# An amount: a currency sign before a number, or the unit word (or two Han characters) after it;
+# session 24: also a rate, the unit after a, an or per ("16.50 a walk")
 _MEASURE = re.compile(
     r"(?P<sign>[£$€¥])\s?(?P<n1>\d+(?:,\d{3})*(?:\.\d+)?)"
-    r"|(?<![\d.,])(?!(?:19|20)\d\d\b)(?P<n2>\d+(?:,\d{3})*(?:\.\d+)?)(?: ?(?P<unit>[A-Za-z]{3,})\b|(?P<han>[\u4e00-\u9fff]{1,2}))")
+    r"|(?<![\d.,])(?!(?:19|20)\d\d\b)(?P<n2>\d+(?:,\d{3})*(?:\.\d+)?)(?: ?(?:(?:a|an|per) )?(?P<unit>[A-Za-z]{3,})\b|(?P<han>[\u4e00-\u9fff]{1,2}))")
 _NEGATION = re.compile(r"\b(?:not|isn't|isn’t|wasn't|wasn’t|aren't|no longer|never)\b|不是|不算|并非|而非", re.I)
 # Round 11: the measure words of a place in a building (building, floor, room, table, row, seat, bed),
 # whatever word follows them
