@@ -79,5 +79,19 @@ def denial_then_value(sentence: str, after: str) -> bool:
             and bool(_VALUE.search(after)) and not after.rstrip().endswith("?"))
 
 
+# Session 24: who or what of the speaker's a Chinese statement names ("我弟承翰在新竹上班", "我家猫麻糬…",
+# "我住景美"): the speaker, then a relative, a pet, a carer, or where they live or work
+_ZH_OWN = re.compile(
+    r"^(?:对了|嗯|啊|喔|另外)?[，,\s]*我(?:的|家|们|们家)?(?:"
+    r"(?:爸|妈|哥|姐|弟|妹|儿子|女儿|老公|老婆|先生|太太|男友|女友|阿嬷|阿公|奶奶|爷爷|外婆|外公|猫|狗|家医科医生|医生|主管|老板|室友)"
+    r"[\u4e00-\u9fff]{1,3}(?:在|叫|是|住|做|读|念|每|说|一直|也|都|很)|住(?:在)?[\u4e00-\u9fff]{2,4}[，,。]|在[\u4e00-\u9fff]{2,8}(?:上班|工作|念书|读书))")
+
+
+def is_own_statement_zh(sentence: str) -> bool:
+    """Whether a Chinese sentence tells who or what is the speaker's (see ``_ZH_OWN``); the caller
+    has already set aside questions, filler and the day's news."""
+    return bool(_ZH_OWN.search(sentence))
+
+
 def _kind(token: str) -> str:
     return "digits" if any(ch.isdigit() for ch in token) else "letters"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from nanomem.engines.offline.chatfix import is_own_statement_zh
 from nanomem.engines.offline.answer_style import is_style_request
 from nanomem.engines.offline.correction_cues import has_correction_cue, tells_of_change
 from nanomem.engines.offline.notices import is_machine_notice
@@ -44,6 +45,7 @@ from nanomem.engines.offline.shapes import (
     without_secret,
     without_year,
 )
+from nanomem.text.hant import fold_hant
 from nanomem.text.filler import holds_template_slot, is_filler
 from nanomem.vocab import HAN_CHAR, HAN_CLASS, any_of
 
@@ -309,6 +311,7 @@ def classify_sentence(sentence: str) -> str | None:
         or is_role_naming(sentence) or is_place_note(sentence) or bool(_VENUE.search(sentence) and has_name(sentence))
         or (named and not narrative and bool(_FIRST_PERSON.search(sentence)) and _long_enough(sentence))
         or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
+        or (is_own_statement_zh(fold_hant(sentence)) and not narrative)  # session 24: 我弟承翰在新竹上班
     )
     decisive = identity or near_term or durable
     if has_correction_cue(sentence, decisive=decisive, named=named, near_term=near_term, starting=starting):
