@@ -75,7 +75,11 @@ def plan_corrected_line(corrected: str, old: str, *, named: str | None = None) -
     if swapped is not None:
         return swapped
     if names_new_thing(corrected):
-        return corrected  # a new flat, a new partner: the other clauses described the old one
+        # a new flat, a new partner: the other clauses described the old one, except a clause
+        # with an identifier of its own (session 24: "the account number is WL-55082" outlives the rep)
+        own = [i for i, c in enumerate(clauses) if i != replaced and values_of(c)["identifier"]
+               and not values_of(c)["identifier"] & values_of(corrected)["identifier"] and not _holds_stale(c, stale)]
+        return _with(corrected, _joined(clauses, separators, own)) if own and replaced is not None else corrected
     # round 11: a clause that still holds an old value (not a name) goes too ("(booked for March 16)")
     kept = [i for i, c in enumerate(clauses) if i != replaced and _details(c) & lost and not _holds_stale(c, stale)]
     return _with(corrected, _joined(clauses, separators, kept)) if kept else corrected

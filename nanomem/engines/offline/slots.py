@@ -27,7 +27,7 @@ import unicodedata
 from functools import lru_cache
 
 from nanomem.engines.offline.shapes import denial, denied_value, is_retraction
-from nanomem.engines.offline.supersede import holds_new_name, names_only_the_old, names_the_slot
+from nanomem.engines.offline.supersede import holds_new_name, names_only_the_old, names_the_slot, subject_placed_anew
 from nanomem.text.hant import fold_hant
 from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
 
@@ -351,7 +351,7 @@ def same_slot(correction: str, line: str) -> bool:
     mine, theirs = identifier_families(correction), identifier_families(line)
     if any(mine[family] - theirs[family] for family in mine.keys() & theirs.keys()):
         return True
-    if _subject_placed_anew(correction, line):
+    if subject_placed_anew(correction, line):
         return True  # round 10: "Ana moved to Lisbon" for "My sister Ana lives in Porto, …"
     new, old = values_of(correction), values_of(line)
     if any(new[kind] - old[kind] and old[kind] for kind in ("size", "drug")):
@@ -375,34 +375,6 @@ def same_slot(correction: str, line: str) -> bool:
     # Chinese texts that share an attribute match without values, unless the line holds an amount
     # the correction does not touch (a budget that mentions the hotel is not the hotel booking)
     return bool(HAN_CHAR.search(correction) and HAN_CHAR.search(line)) and not (old["number"] and not new["number"])
-
-
-# round 10: a named subject put in a new place ("Ana moved to Lisbon", "Tom's now based in Leeds")
-_CAP = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*"
-_PLACED = re.compile(
-    r"(?P<who>\b[A-Z][\w'’-]+)(?:'s|’s| has| is| just| now| finally| recently)*\s+"
-    r"(?:moved|relocated|gone|went|lives|lived|living|based|settled|now)(?:\s+(?:back|over|down|up|now))?\s+"
-    r"(?:to|in|at|into)\s+(?:the\s+)?(?P<place>" + _CAP + ")")
-_LINE_PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+(?:the\s+)?(?P<place>" + _CAP + ")")
-
-
-def _subject_placed_anew(correction: str, line: str) -> bool:
-    """Whether a correction puts a named subject in a new place and the line holds that subject
-    in another place of the same kind (a capitalised name after in/at/to/from).
-
-    >>> _subject_placed_anew("Actually, Ana moved to Lisbon.", "- My sister Ana lives in Porto")
-    True
-    >>> _subject_placed_anew("Ana moved to Lisbon.", "- Ben lives in Porto")
-    False
-    """
-    placed = _PLACED.search(correction)
-    if placed is None or placed.group("who").casefold() in _NOT_NAMES:
-        return False
-    who, place = placed.group("who").casefold(), placed.group("place").casefold()
-    if not re.search(r"\b" + re.escape(who) + r"\b", line, _I):
-        return False
-    return any(m.group("place").casefold() not in (place, who) and m.group("place").casefold() not in correction.casefold()
-               for m in _LINE_PLACE.finditer(line))
 
 
 def _money(text: str) -> dict[str, frozenset[str]]:
