@@ -57,5 +57,5 @@ def restore_hant(fact: str, folded: str, original: str) -> str:
     found = folded.find(fact)
     if found >= 0:
         return original[found:found + len(fact)]
-    back = {s: t for s, t in zip(folded, original) if s != t}
+    back: dict[str, str | int | None] = {s: t for s, t in zip(folded, original) if s != t}
     return fact.translate(str.maketrans(back)) if back else fact
