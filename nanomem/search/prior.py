@@ -1,11 +1,11 @@
-"""Two priors on a search's candidates: how much an archived turn says, and whether it holds
-the kind of answer the question asks for.
+"""Three priors on a search's candidates: how much an archived turn says, whether it holds
+the kind of answer the question asks for, and whether the question names its speaker.
 
-Both multiply a candidate's relevance after the session window and before any fusion with the
+All three multiply a candidate's relevance after the session window and before any fusion with the
 vectors (they correct the BM25 ranking), and so before the boost and the recency prior of
 :func:`nanomem.search.rank.score_hit`::
 
-    relevance' = relevance × length × answer
+    relevance' = relevance × length × answer × speaker
 
 - ``length`` (archived turns only): ``min(1, units / LENGTH_FULL)``, where ``units`` counts the
   turn's Latin words that are not stop words plus half its CJK characters. BM25 normalises by
@@ -17,6 +17,15 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   distilled facts, short by design, and keep their relevance. A turn said right after a question
   (its previous turn of the session, ``docs.near``, ends with ``?`` or ``？``) has a length prior
   of at least :data:`REPLY_FLOOR`: a short reply is often the whole answer ("212", "latex.").
+  Past :data:`LONG_FULL` units the prior falls as ``sqrt(LONG_FULL / units)`` (since stop 25):
+  an assistant's long reply (a recipe, a draft letter, a packing list) shares many general
+  words with a question and outranked the person's own short sentence that held the fact;
+  BM25's saturation lets a long text win on many weak matches.
+- ``speaker`` (archived turns only): :data:`SPEAKER_BOOST` when the question names the turn's
+  speaker (a Latin word of the name among the question's words, or two characters of a CJK
+  name in the question), 1 otherwise (since stop 25). "What did Nell's cat swallow?" asks about
+  what Nell said; in a person's talk with an assistant, the assistant's reply restates and
+  generalises ("hair ties are a common cause of blockages in cats") and took the first places.
 - ``answer``: :data:`ANSWER_BOOST` when the question asks for a time ("when", "what date",
   什么时候, 哪天, 几号…) and the text holds a time expression (a weekday, a month, "yesterday",
   "last week", "the 3rd", 前天, 上周六, 5月…), or asks for an amount ("how many", "how long",
@@ -48,6 +57,8 @@ from nanomem.search import terms
 LENGTH_FULL = 12.0  # content units at which an archived turn has its full relevance
 ANSWER_BOOST = 1.5  # a text holding the kind of answer the question asks for
 REPLY_FLOOR = 0.33  # the least length prior of a turn said right after a question
+LONG_FULL = 30.0  # content units past which an archived turn's length prior falls (sqrt)
+SPEAKER_BOOST = 1.3  # an archived turn whose speaker the question names
 
 _TIME_QUESTION = re.compile(
     r"\bwhen\b|\b(what|which) (date|day|time|month|year|week)\b|\bhow long ago\b"
@@ -119,9 +130,31 @@ def plan_length(units: float, *, replies: bool) -> float:
 
     >>> plan_length(1.0, replies=False), plan_length(1.0, replies=True), plan_length(12.0, replies=True)
     (0.08333333333333333, 0.33, 1.0)
+    >>> plan_length(30.0, replies=False), plan_length(120.0, replies=False)
+    (1.0, 0.5)
     """
     length = min(1.0, units / LENGTH_FULL)
+    if units > LONG_FULL:
+        length *= (LONG_FULL / units) ** 0.5
     return max(length, REPLY_FLOOR) if replies else length
+
+
+def plan_named(query: str, name: str | None) -> bool:
+    """Whether ``query`` names the speaker ``name``: a Latin word of the name among the
+    query's words, or two consecutive CJK characters of the name inside the query (pure).
+
+    >>> plan_named("What did Wren's uncle bake?", "Wren"), plan_named("what did she bake", "Wren")
+    (True, False)
+    >>> plan_named("秀兰的猫叫什么？", "周秀兰"), plan_named("猫叫什么？", "周秀兰")
+    (True, False)
+    """
+    if not name:
+        return False
+    if set(terms.plan_latin_words(name)) & set(terms.plan_latin_words(query)):
+        return True
+    folded = terms.normalise(query)
+    return any(run[i:i + 2] in folded for run in terms.CJK_RUN.findall(terms.normalise(name))
+               for i in range(len(run) - 1))
 
 
 def plan_replies(near: str) -> bool:
@@ -134,39 +167,46 @@ def plan_replies(near: str) -> bool:
 
 
 def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, float, str]],
-                query: str, replies: frozenset[int] = frozenset()) -> dict[int, float]:
-    """Each candidate's relevance × its length and answer priors (pure); ``docs`` maps a
-    rowid to its ``(source, content units, text)`` (the text is needed only when the question
-    asks for a time or an amount).
+                query: str, replies: frozenset[int] = frozenset(),
+                names: Mapping[int, str | None] | None = None) -> dict[int, float]:
+    """Each candidate's relevance × its length, answer and speaker priors (pure); ``docs`` maps
+    a rowid to its ``(source, content units, text)`` (the text is needed only when the question
+    asks for a time, an amount or a name), ``names`` an archived turn's rowid to its speaker.
 
     >>> plan_priors({1: 2.0, 2: 2.0}, {1: ("archive", 1.0, "Oh?"), 2: ("file", 1.0, "- Oh?")}, "when?")
     {1: 0.16666666666666666, 2: 2.0}
     """
     cue = plan_answer_cue(query)
+    named = {name: plan_named(query, name) for name in set((names or {}).values())}
     out: dict[int, float] = {}
     for rowid, score in relevance.items():
         source, units, text = docs.get(rowid, ("", LENGTH_FULL, ""))
         factor = plan_answer_prior(cue, text) if cue is not None else 1.0
         if source == "archive":
             factor *= plan_length(units, replies=rowid in replies)
+            if named.get((names or {}).get(rowid)):
+                factor *= SPEAKER_BOOST
         out[rowid] = score * factor
     return out
 
 
 def read_priors(db: sqlite3.Connection, relevance: Mapping[int, float], query: str) -> dict[int, float]:
-    """:func:`plan_priors` over the index's documents: each one's source and content units
-    (``docs.units``, counted when it was indexed), and its text only for a question that asks
-    for a time or an amount."""
+    """:func:`plan_priors` over the index's documents: each one's source, content units
+    (``docs.units``, counted when it was indexed) and speaker, and its text only for a
+    question that asks for a time, an amount or a name."""
     rowids = list(relevance)
     text = "body" if plan_answer_cue(query) is not None else "''"
     docs: dict[int, tuple[str, float, str]] = {}
     replies: set[int] = set()
+    names: dict[int, str | None] = {}
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
-        sql = (f"SELECT rowid, source, units, {text}, substr(rtrim(near), -1) FROM docs "
+        sql = (f"SELECT rowid, source, units, {text}, substr(rtrim(near), -1), name FROM docs "
                f"WHERE rowid IN ({','.join('?' * len(part))})")
-        for rowid, source, units, body, last in db.execute(sql, part):
+        for rowid, source, units, body, last, name in db.execute(sql, part):
             docs[rowid] = (source, units, body)
+            if source == "archive":
+                names[rowid] = name
             if plan_replies(last or ""):
                 replies.add(rowid)
-    return plan_priors(relevance, docs, query, frozenset(replies))
+    return plan_priors(relevance, docs, query, frozenset(replies), names)
