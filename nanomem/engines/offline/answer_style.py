@@ -75,6 +75,8 @@ _STYLE_ZH = re.compile(
     r"|公历|农历|阳历|阴历|(?:都|一律|别|不要|只)写成?"  # round 7: how to write dates and the like
     r"|(?:你|您)(?:跟我)?(?:说话|讲话|回话)|大白话|白话|链接|网址"  # round 11: how the agent talks ("你说话别整那么文绉绉的")
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
+    # session 25: Cantonese 覆 (reply) and 嘅 (的); an English form word written among Chinese
+    r"|(?:回复|回覆|覆)我?(?:嘅|的)?(?:时候|時候)|(?i:point form|bullet points?|bullets|emojis?|markdown)"
 )
 _IMPERATIVE = any_of(
     r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+"
@@ -90,7 +92,7 @@ _IMPERATIVE = any_of(
 _PLEASE = re.compile(r"\bplease\b|\bpl(?:s|z|ease|se)\b|\bif (?:you can|possible)\b|\bwhere possible\b", _I)  # round 7: "… if you can"
 _DETERMINER = re.compile(r"\b(?:the|a|an|this|that|these|those|my|our|his|her|their|its|your)\b", _I)
 _DIRECTIVE_ZH = re.compile(
-    r"请(?!假|客|教|问)|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,16}都|请|要|就)|每次|始终|一律|务必"
+    r"请(?!假|客|教|问)|唔该|唔該|尽量|别(?!人|的|处|墅)|不要|不用|都用|以后(?:[^，。！？]{0,16}都|请|要|就)|每次|始终|一律|务必"
     r"|(?<![我们他她])用[^，。！？]{0,6}(?:中文|英文|英语|要点|表格|列表|口语|简短)"
     r"|(?:[^\W\d_一二三四五六七八九十两几半]|一)[点些](?=[，,。！!；;]|$)"
     r"|就[^，。！？]{0,8}?(?:这么|这样)(?:排|说|写|列|弄|来)"  # round 11: "就一二三这么排": do it this way

@@ -57,6 +57,16 @@ _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # code blocks are pasted mat
 _SHEET_ROW = re.compile(r"^[^\t\n]*\t[^\n]*$", re.MULTILINE)
 
 
+# "My reader is Dr. Moss, not Halvorsen.": the value a statement puts aside after a comma.
+_NOT_AFTER_COMMA = re.compile(
+    r",\s*not\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<old>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?|\d[\d.,:]*\d|\d)", re.I)
+
+
+def _put_aside(sentence: str) -> str | None:
+    found = _NOT_AFTER_COMMA.search(sentence)
+    return found.group("old") if found else None
+
+
 def extract_facts(user_texts: Iterable[str]) -> list[tuple[str, str]]:
     """``[(mark, sentence)]`` of decisive sentences, verbatim, first occurrence only (pure)."""
     return [(mark, text) for mark, text, _ in extract_dated_facts((text, None) for text in user_texts)]
@@ -88,6 +98,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         lead: list[str] = []  # sentences before that announced a change without giving the new value
         style_before, previous_kept, previous_said, previous_kept_fact = False, "", "", ""
         previous = ""
+        denied: list[str] = []  # values a sentence of this message denied ("…, not Halvorsen")
         sentences = split_sentences(_SHEET_ROW.sub("", _FENCE.sub("\n", text)))
         for n, sentence in enumerate(sentences):
             if (is_greeting(previous) and is_bare_name(sentence)) or (previous and is_bare_condition(sentence)):
@@ -121,6 +132,9 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
             if len(facts) > start and facts[-1][1] == previous_kept_fact and denial_then_value(previous_kept_fact, sentence):
                 facts[-1] = ("correction", f"{previous_kept_fact} {sentence}", day)  # session 24: "… is not Monday. Is Thursday."
                 continue
+            if mark == "durable" and any(old.casefold() in sentence.casefold() for old in denied):
+                mark = None  # session 25: "… not Halvorsen. Halvorsen is on my friend's committee.": the old value's news
+            denied += [value for value in (denied_value(sentence), _put_aside(sentence)) if value]
             previous_kept_fact = sentence if mark is not None else ""
             if mark is not None and sentence not in seen:
                 seen.add(sentence)

@@ -18,6 +18,7 @@ import re
 from nanomem.engines.offline.chatfix import is_own_statement_zh
 from nanomem.engines.offline.answer_style import is_style_request
 from nanomem.engines.offline.correction_cues import has_correction_cue, tells_of_change
+from nanomem.engines.offline.informative import is_informative_statement, is_of_the_moment, without_durations
 from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import without_report_frame
 from nanomem.engines.offline.tasks import is_task_request
@@ -65,6 +66,8 @@ _VENUE = re.compile(
 # Round 5: a standing reminder ("whenever we plan a trip, remind me to …", 每次…提醒我) lasts.
 _STANDING_REMINDER = any_of(
     r"\b(?:whenever|every time|each time|any time)\b[^.!?]{0,60}\bremind\b",
+    # session 25: how to remind, said as a condition ("if you remind me of anything, do it the day before")
+    r"\b(?:when|if)\s+(?:you|u)\s+remind\b", r"提醒[^。！？，]{0,12}(?:的话|嘅话|嘅話|的时候|嘅时候|嘅時候)",
     r"\bremind\b[^.!?]{0,60}\b(?:whenever|every time|each time|any time)\b", r"每次[^。！？]{0,20}提醒|提醒[^。！？]{0,20}每次")
 # "If …", "贫血的话": a condition for the question that follows, not a statement.
 _CONDITIONAL = any_of(r"^\W*(?:if|when|whenever|unless|suppose|assuming)\b", r"如果|要是|假如|的话\s*$")
@@ -146,7 +149,11 @@ _PLACE = any_of(
     r"(?:办公室|公司|总部|我家|工作室)(?:现在)?(?:在|位于)",
     r"^我(?:的)?(?:" + _ROLE_ZH + r"|妈|爸|爸妈|姥姥|奶奶|爷爷|外婆)(?:现在)?住在",  # round 9: 我妈住在丹东
 )
+# Words of diet: in a sentence told in the past they name a food ("vegan sausage rolls"), not the person.
+_DIET = any_of(r"\b(?:vegetarian|vegan|veggie|gluten(?:-free)?|lactose(?:-free)?|pescatarian|pescetarian|halal|kosher)\b",
+               r"素食|吃素")
 _HEALTH = any_of(
+    r"\b(?:veggie|pescatarian|pescetarian|teetotal|halal|kosher)\b",  # session 25: diets of a person
     r"\ballerg(?:y|ic|ies)\b", r"\bdiabet(?:es|ic)\b", r"\basthma\b", r"\blactose\b",
     r"\bgluten\b", r"\bvegetarian\b", r"\bvegan\b", r"\bmedication\b", r"\bpregnant\b",
     r"过敏", r"糖尿病", r"哮喘", r"素食", r"吃素", r"乳糖不耐",
@@ -213,6 +220,9 @@ _RELATIVE = any_of(
 # A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二.
 _RECURRING = any_of(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
                  r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
+# Session 25: a habit of weekends ("we usually ride out at weekends", 成日週末去): recurring, not this weekend.
+_HABIT = any_of(r"\b(?:usually|always|normally|often)\b[^.!?]{0,30}\b(?:at|on) (?:the )?weekends\b",
+                r"(?:经常|通常|平时|成日|每逢|逢)[^。！？，]{0,4}(?:周末|星期|礼拜)")
 # Round 9: a reading given after a colon ("Weighed her today: 28 kg.", "今天上秤了：28公斤。").
 _READING = re.compile(r"[:：]\s*(?:[£$€¥]\s?\d[\d.,]*|\d[\d.,]*\s?(?:[A-Za-z]{1,6}|[\u4e00-\u9fff]{1,2}))\s*[.。!！]?\s*$")
 _DUE = any_of(r"\bdeadline\b", r"\bdue\b", r"截止")
@@ -277,7 +287,8 @@ def classify_sentence(sentence: str) -> str | None:
     narrative = (is_narrative(sentence) or occasion or (year_story and bool(_OPENING_YEAR.match(sentence)))
                  ) and not _MILESTONE.search(sentence)
     named = has_name(sentence)
-    identity = bool(_IDENTITY.search(sentence) or _HEALTH.search(sentence) or is_self_introduction(sentence))
+    health = bool(_HEALTH.search(sentence)) and not (narrative and not _HEALTH.search(_DIET.sub(" ", sentence)))
+    identity = bool(_IDENTITY.search(sentence) or health or is_self_introduction(sentence))  # session 25: "the canteen ran out of vegan pies": a food, not the person
     starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
     dated = bool(_DATE.search(sentence))
     relative = _RELATIVE.search(without_report_frame(sentence))  # round 9: "院长今天开会说，…": when the news came
@@ -294,6 +305,7 @@ def classify_sentence(sentence: str) -> str | None:
     reading = bool(_READING.search(sentence)) and not re.search(r"\b(?:tomorrow|tonight|next)\b|明天|今晚|下周", sentence, _I)
     near_term = (
         not style and not narrative and not starting and not standing and not decided and not reading
+        and not _HABIT.search(sentence)  # session 25: "成日週末去" is a habit, not this weekend
         and not re.search(r"\bfrom now on\b", sentence, _I)  # round 10: "… the one to give from now on" lasts
         and bool(relative or (_DUE.search(sentence) and not dated))
     )
@@ -305,13 +317,15 @@ def classify_sentence(sentence: str) -> str | None:
         or bool(_PLACE.search(sentence))
         or bool(_IDENTIFIER.search(sentence)) or (bool(HAN_CHAR.search(sentence)) and named)  # round 8: 《书名》, CATTI
         or dated
-        or bool(_RECURRING.search(sentence))
-        or (bool(_NUMBER.search(sentence)) and _long_enough(sentence) and not year_story)
+        or bool(_RECURRING.search(sentence) or _HABIT.search(sentence))
+        or (bool(_NUMBER.search(without_durations(sentence))) and _long_enough(sentence) and not year_story)  # session 25: "for 40 mins" measures an occasion
         or standing or is_note_fragment(sentence) or is_label_note(sentence) or is_naming(sentence)
         or is_role_naming(sentence) or is_place_note(sentence) or bool(_VENUE.search(sentence) and has_name(sentence))
-        or (named and not narrative and bool(_FIRST_PERSON.search(sentence)) and _long_enough(sentence))
+        or (named and not narrative and not is_of_the_moment(sentence) and bool(_FIRST_PERSON.search(sentence))
+            and _long_enough(sentence))  # session 25: not "my aunt is watching Strictly again"
         or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
         or (is_own_statement_zh(fold_hant(sentence)) and not narrative)  # session 24: 我弟承翰在新竹上班
+        or is_informative_statement(fold_hant(sentence), narrative=narrative)  # session 25: by make-up, not phrase
     )
     decisive = identity or near_term or durable
     if has_correction_cue(sentence, decisive=decisive, named=named, near_term=near_term, starting=starting):
@@ -387,6 +401,7 @@ def is_anecdote_of_today(sentence: str) -> bool:
     """
     if not _THIS_DAY.search(sentence) or _RELATIVE.search(_THIS_DAY.sub(" ", sentence)):
         return False
+    sentence = without_durations(sentence)  # session 25: "we stood outside for 40 mins today" holds no value
     if (_NUMBER.search(sentence) or _IDENTIFIER.search(sentence) or _DATE.search(sentence)
             or has_name(sentence) or _TRANSACTION.search(sentence)):
         return False  # a value, or a booking whose result lasts ("订了今晚的餐厅")

@@ -16,7 +16,8 @@ from nanomem.vocab import HAN_CHAR
 
 __all__ = ["has_name", "split_sentences"]
 
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|\n+")
+# Session 25: in chat an emoji followed by a space ends a sentence as a full stop does ("腳軟晒😂 山狗隊係…").
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+|\n+")
 # Words after which a period does not end the sentence: "Dr. Lee", "e.g. tea", "J. Smith".
 _ABBREVIATION = re.compile(
     r"(?:\b(?:dr|mr|mrs|ms|prof|st|vs|jr|sr|mt|ft|approx|dept|fig|etc|e\.g|i\.e)|(?<![\w.])(?-i:[A-Z]))\.$", re.IGNORECASE)
