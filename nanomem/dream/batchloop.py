@@ -1,7 +1,8 @@
 """One Dream batch's tool loop: requests until an accepted ``finish``, and the run's tally.
 
 :func:`nanomem.dream.run.run_dream` runs every batch of a run through one :class:`BatchLoop`,
-against ONE staged copy of the memory files::
+against ONE staged copy of the memory files (a batch with no text left, once the lines too long
+for any file are out of it, finishes without a request)::
 
     loop = BatchLoop(engine, config, ws.root, tally, reinforced=..., clock=..., say=...)
     failure = await loop.run(batch, 1, 3, staged, instructions)   # None: the batch finished
@@ -75,6 +76,9 @@ class BatchLoop:
                   instructions: str) -> str | None:
         """Run one batch's conversation; return None on ``finish`` or the failure reason."""
         self.say(f"batch {index}/{count}: entries {batch.span}")
+        if not any(seg.text.strip() for seg in batch.segments):  # only lines no file can hold
+            self.say("  nothing to show the model: its lines are too long for any file")
+            return None
         caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
         now = self.clock()
         rule = ExcerptRule(tuple(seg.text for seg in batch.segments),

@@ -10,7 +10,8 @@ Every fact of every batch ends in exactly one state (DESIGN §10):
 ``refused``    a gate refused the call that carried it (the gate's reason);
 ``skipped``    no edit accounts for it, with the reason: ``marked skip``, ``raw turns``,
                ``pinned line`` (a correction of a pinned line, which only the person may
-               change), ``filler``, ``secret-placeholder``, ``template-placeholder``, ``assistant's words``, ``cap`` (its file is full) or
+               change), ``too long for any file: …`` (longer than the largest cap, so no
+               file can hold it; the fact is clipped, :mod:`nanomem.dream.limits`), ``filler``, ``secret-placeholder``, ``template-placeholder``, ``assistant's words``, ``cap`` (its file is full) or
                ``not used by the model``;
 ``pending``    it waits as a question for the person in ``memory/PENDING.md``.
 
@@ -48,6 +49,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from nanomem.dream.limits import TOO_LONG, clip_fact, is_too_long, plan_fact_room, render_too_long
 from nanomem.engines.offline.dream import parse_facts, route_fact
 from nanomem.text.filler import nonfact_reason
 from nanomem.text.overlap import distinctive, is_duplicate, tokens
@@ -149,7 +151,16 @@ def plan_ledger(
     refused = [(r, _texts_of(getattr(r, "arguments", None))) for r in refusals]
     room = {rel: (len(text), caps[rel]) for rel, text in after.items() if caps and caps.get(rel)}
     asked = dict(pending or {})
-    return tuple(_place(f, added, unchanged, refused, asked, today, ttl_days, room) for f in facts)
+    fact_room = plan_fact_room({rel: cap for rel, cap in (caps or {}).items() if cap})
+    out = []
+    for fact in facts:
+        if fact_room is not None and fact.mark not in (SKIP_MARK, "raw") \
+                and is_too_long(fact.text, fact_room):
+            out.append(LedgerEntry(fact.cursor, fact.mark, clip_fact(fact.text), "skipped",
+                                   reason=render_too_long(len(fact.text), fact_room)))
+            continue  # no file holds it: no text rule runs on it (Dream never showed it)
+        out.append(_place(fact, added, unchanged, refused, asked, today, ttl_days, room))
+    return tuple(out)
 
 
 def summarize_ledger(ledger: Sequence[LedgerEntry]) -> str:
@@ -174,11 +185,16 @@ def summarize_ledger(ledger: Sequence[LedgerEntry]) -> str:
             continue
         part = f"{n} {state}"
         if state == "skipped":
-            reasons = Counter(SUMMARY_WORDS.get(e.reason or "", e.reason or "")
-                              for e in ledger if e.state == state)
+            reasons = Counter(_summary_word(e.reason or "") for e in ledger if e.state == state)
             part += " (" + ", ".join(f"{r}" if k == n else f"{k} {r}" for r, k in reasons.items()) + ")"
         parts.append(part)
     return ", ".join([*parts, tail] if tail else parts)
+
+
+def _summary_word(reason: str) -> str:
+    """A skip reason as the summary counts it (``cap`` is ``file full``; a too-long fact's
+    reason, which names its length, is ``too long for any file``)."""
+    return TOO_LONG if reason.startswith(TOO_LONG) else SUMMARY_WORDS.get(reason, reason)
 
 
 def fact_entries(ledger: Sequence[LedgerEntry]) -> list[LedgerEntry]:

@@ -12,7 +12,12 @@ The sequence:
    run left (:func:`nanomem.dream.recovery.recover_before_run`: stale git locks, the dream
    cursor file), and redact credentials typed into the memory files on disk
    (:func:`nanomem.store.memfiles.redact_memory_files`);
-2. read the entries after the dream cursor and cut them into batches (:mod:`nanomem.dream.prompt`);
+   a memory file over its read ceiling refuses the run before anything is read whole or
+   written (:mod:`nanomem.dream.limits`: ``failed``, the cursor stays, nothing audited);
+2. read the entries after the dream cursor, leave out of what the engine is shown each line
+   whose fact is too long for any file (:func:`nanomem.dream.limits.screen_entries`; the
+   ledger skips those facts with that reason), and cut them into batches
+   (:mod:`nanomem.dream.prompt`);
 3. for each batch, run the tool loop (:mod:`nanomem.dream.batchloop`) against ONE staged copy
    shared by the whole run: every call goes through
    :func:`nanomem.dream.tools.execute_tool_call` (jsonschema, then the gates); a batch
@@ -58,12 +63,14 @@ from nanomem.engines.chat import ChatModel, engine_session
 from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.instructions import read_instructions
-from nanomem.dream.prompt import Batch, DreamTask, plan_batches
+from nanomem.dream.limits import plan_fact_room, plan_over_ceiling, render_refusal, screen_entries
+from nanomem.dream.prompt import Batch, DreamTask, Segment, plan_batches
 from nanomem.dream.questions import render_question_audit
 from nanomem.errors import (EditConflictError, GitStoreError, HistoryError, NanomemError,
                             ShaError, WorkspaceError)
 from nanomem.store.pending import Question, add_questions, parse_pending, read_pending_text, render_pending
-from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
+from nanomem.store.memfiles import (memory_file_size, read_memory_files, redact_memory_files,
+                                    try_lock_memory)
 from nanomem.store.journal import WriteJournal
 from nanomem.store.moved import read_moved_text, write_moved_text
 from nanomem.versions.journaled import commit_journaled
@@ -153,6 +160,9 @@ async def run_dream(
             reason=f"another Dream run holds {ws.dream_lock}; try again when it ends",
         )
     try:
+        refusal = _refuse_oversized_files(ws, config, history)
+        if refusal is not None:  # before anything is read whole or written
+            return refusal
         if not dry_run:
             recover_before_run(ws, history, store)
             redact_memory_files(ws)  # a credential typed into a file never reaches the model
@@ -160,6 +170,19 @@ async def run_dream(
             return await run.execute(replay)
     finally:
         lock.release()
+
+
+def _refuse_oversized_files(ws: Workspace, config: Config, history: Any) -> DreamResult | None:
+    """A ``failed`` result, with nothing read whole, written or audited, when a memory file is
+    over its read ceiling (:mod:`nanomem.dream.limits`); None when every file is within it."""
+    caps = {rel: config.cap_for(rel) for rel in MEMORY_FILES}
+    over = plan_over_ceiling({rel: memory_file_size(ws, rel) for rel in MEMORY_FILES}, caps)
+    if not over:
+        return None
+    cursor = history.read_dream_cursor()
+    reason = render_refusal(over, cursor)
+    log.warning("dream refused: %s", reason)
+    return DreamResult("failed", cursor, cursor, reason=reason)
 
 
 @dataclass(frozen=True)
@@ -195,6 +218,7 @@ class _Run:
         self.replay: _Replay | None = None
         self.before = 0
         self.batches: list[Batch] = []
+        self.entries: dict[int, Any] = {}  # cursor -> the entry as the history holds it
         self.manual_sha: str | None = None
         self.ledger: tuple[LedgerEntry, ...] = ()
         self.search: Search | None = None
@@ -286,10 +310,13 @@ class _Run:
 
     def _ledger(self, before: Mapping[str, str], after: Mapping[str, str]) -> tuple[LedgerEntry, ...]:
         """Where each fact of the run's batches ended up, from the batches, the diff and the
-        refusals (:mod:`nanomem.dream.ledger`), never from what the model says."""
+        refusals (:mod:`nanomem.dream.ledger`), never from what the model says. Each entry
+        is read whole, as the history holds it: a split entry's facts are its lines, not its
+        parts', and a line the engine was not shown (too long for any file) is a fact too."""
         now = self.clock()
-        segments = [seg for batch in self.batches for seg in batch.segments]
-        facts = parse_ledger_facts(segments, default_day=now.date().isoformat())
+        cursors = dict.fromkeys(seg.cursor for batch in self.batches for seg in batch.segments)
+        whole = [Segment(self.entries[c], str(self.entries[c].content)) for c in cursors]
+        facts = parse_ledger_facts(whole, default_day=now.date().isoformat())
         caps = {rel: self.config.cap_for(rel) for rel in MEMORY_FILES}
         return plan_ledger(facts, before, after, refusals=self.tally.refusals, today=now.date(),
                            ttl_days=self.config.ephemeral_ttl_days, caps=caps,
@@ -356,7 +383,11 @@ class _Run:
             limit = cfg.dream_batch_entries * cfg.dream_max_batches  # enough for every batch
             entries = self.history.read_since(self.before, limit=max(1, limit))
             max_batches = cfg.dream_max_batches
-        return plan_batches(entries, max_entries=cfg.dream_batch_entries,
+        # the ledger reads each entry whole, as the history holds it; the engine is shown it
+        # without the lines too long for any file (nanomem.dream.limits)
+        self.entries = {int(e.cursor): e for e in entries}
+        room = plan_fact_room({rel: cfg.cap_for(rel) for rel in MEMORY_FILES})
+        return plan_batches(screen_entries(entries, room), max_entries=cfg.dream_batch_entries,
                             max_tokens=cfg.dream_batch_tokens, max_batches=max_batches)
 
     def _read_files(self) -> tuple[dict[str, str], dict[str, bool]]:

@@ -195,6 +195,19 @@ def read_memory_file(workspace: Workspace, rel: str) -> bytes | None:
     return real.read_bytes()
 
 
+def memory_file_size(workspace: Workspace, rel: str) -> int | None:
+    """The size in bytes of one memory file (None when absent), without reading it; the
+    symlink policy applies as in :func:`read_memory_file` (a refused link raises)."""
+    path = workspace.path(rel)
+    if not path.exists() and not path.is_symlink():
+        return None
+    real = memory_file_path(workspace, rel)
+    if not real.is_file():  # a missing target, a folder: read_memory_file raises the reason
+        data = read_memory_file(workspace, rel)
+        return None if data is None else len(data)
+    return real.stat().st_size
+
+
 def read_memory_head(workspace: Workspace, rel: str, cap: int) -> MemoryHead | None:
     """At most :func:`read_ceiling` of ``cap`` bytes of one memory file, in whole lines
     (:func:`plan_head`), and its size; None when absent. The symlink policy applies as in
