@@ -5,6 +5,7 @@ Every error knows the exit code the CLI returns for it::
     NanomemError (1)
     ├── ConfigError (2)        bad nanomem.toml, environment or flags
     ├── WorkspaceError (2)     missing or malformed workspace files
+    │   └── OversizedFileError (2) a memory file over its read ceiling (nothing changed)
     ├── CommandError (2)       bad slash-command or CLI usage
     ├── HistoryError (1)       history.jsonl or cursor files cannot be read or written
     │   ├── LockError (2)      a lock timed out (names the holder's pid) or cannot be opened
@@ -49,6 +50,12 @@ class WorkspaceError(NanomemError):
     """The workspace is missing or one of its files is malformed."""
 
     exit_code = 2
+
+
+class OversizedFileError(WorkspaceError):
+    """A memory file is over its read ceiling (a paste of megabytes), so a run that would
+    scan and version it as a hand edit first refused; no file was changed, and the message
+    names the file, its size, the ceiling, its cap and the fix."""
 
 
 class CommandError(NanomemError):

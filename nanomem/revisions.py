@@ -3,7 +3,9 @@ edits, restore, and answer a pending question (``/memory yes|no N``).
 
 :class:`~nanomem.memory.Memory` keeps one thin method for each of these and delegates here, so
 the facade stays wiring. Every writer takes the memory files' lock without waiting and raises
-:class:`~nanomem.errors.DreamError` while a Dream, a restore or an answer holds it. Reading never
+:class:`~nanomem.errors.DreamError` while a Dream, a restore or an answer holds it, and
+:class:`~nanomem.errors.OversizedFileError` (nothing written) when a memory file is over its
+read ceiling, since the hand edits are scanned and committed first. Reading never
 writes: without a memory repository nothing is created (a sha is then unknown).
 """
 
@@ -17,7 +19,8 @@ from nanomem.dream.answer import AnswerResult, answer_question
 from nanomem.dream.recovery import recover_before_run
 from nanomem.errors import DreamError, ShaError
 from nanomem.forget.receipt import find_moved
-from nanomem.store.memfiles import read_memory_files, redact_memory_files, try_lock_memory
+from nanomem.store.memfiles import (read_memory_files, redact_memory_files, refuse_over_ceiling,
+                                    try_lock_memory)
 from nanomem.store.moved import plan_returned, read_moved_text, write_moved_text
 from nanomem.store.pending import Question, read_pending
 from nanomem.versions.commits import CommitInfo, RestoreResult
@@ -50,6 +53,7 @@ def commit_hand_edits(mem: Any) -> CommitInfo | None:
     """:meth:`Memory.commit_hand_edits`: the ``manual:`` commit, or None when clean."""
     lock = _hold(mem, BUSY_EDITS)
     try:
+        refuse_over_ceiling(mem.workspace, mem.config.cap_for, "the hand-edit commit")
         if mem.has_repository():
             recover_before_run(mem.workspace, mem.history, mem.store)
         redact_memory_files(mem.workspace)
@@ -69,6 +73,7 @@ def restore_files(mem: Any, sha: str | None) -> RestoreResult:
         raise no_repository_sha(sha)
     lock = _hold(mem, BUSY_RESTORE)
     try:
+        refuse_over_ceiling(mem.workspace, mem.config.cap_for, "restore")  # before any write
         recover_before_run(mem.workspace, mem.history, mem.store)
         if sha is None:
             latest = mem.store.latest("dream")

@@ -33,7 +33,7 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from nanomem.errors import DreamError
+from nanomem.errors import DreamError, OversizedFileError
 from nanomem.store.workspace import VERSIONED_FILES, Workspace
 
 log = logging.getLogger(__name__)
@@ -206,6 +206,9 @@ class Watcher:
         except DreamError:  # a Dream or a restore (maybe another process) is writing the files
             with self._lock:
                 self.scheduler.note("memory", now)  # try again after the debounce
+            return False
+        except OversizedFileError as exc:  # a pasted file: said once per change, not retried
+            log.warning("hand edits not committed: %s", exc)
             return False
         if info is not None:
             log.info("committed hand edits as %s (%s)", info.sha[:7], info.subject)

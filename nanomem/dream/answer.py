@@ -31,7 +31,8 @@ from nanomem.dream.questions import check_answer, render_question_audit
 from nanomem.dream.recovery import recover_before_run
 from nanomem.errors import DreamError
 from nanomem.store.journal import WriteJournal
-from nanomem.store.memfiles import read_memory_file, redact_memory_files, try_lock_memory
+from nanomem.store.memfiles import (read_memory_file, redact_memory_files, refuse_over_ceiling,
+                                    try_lock_memory)
 from nanomem.store.pending import (Question, parse_pending, read_pending_text, remove_question,
                                    render_pending, render_question_line)
 from nanomem.store.workspace import Workspace
@@ -70,6 +71,7 @@ def answer_question(workspace: Workspace, number: int, *, yes: bool, config: Con
         raise DreamError("a Dream or a restore is writing the memory files; answer when it has "
                          "finished (`/memory` shows its result)")
     try:
+        refuse_over_ceiling(workspace, config.cap_for, "the answer")  # before any write
         recover_before_run(workspace, history, store)
         redact_memory_files(workspace)
         manual = store.commit_manual_if_dirty()

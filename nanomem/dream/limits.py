@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from nanomem.engines.offline.dream import parse_facts
-from nanomem.store.memfiles import CEILING_PER_CAP, read_ceiling
+from nanomem.store.memfiles import OverCeiling, plan_over_ceiling, render_ceiling_refusal
 from nanomem.vocab import RAW_MARK
 
 FRAME = len("- \n")  # what a fact's line adds around it
@@ -133,24 +133,6 @@ class _Screened:
         self.content = content
 
 
-class OverCeiling(NamedTuple):
-    """A memory file Dream refuses: its size in bytes and its cap in characters."""
-
-    path: str
-    size: int
-    cap: int
-
-
-def plan_over_ceiling(sizes: Mapping[str, int | None], caps: Mapping[str, int]) -> list[OverCeiling]:
-    """The files whose size is over their read ceiling, in the order of ``sizes``.
-
-    >>> plan_over_ceiling({"USER.md": 100_000, "SOUL.md": 10}, {"USER.md": 6_000, "SOUL.md": 4_000})
-    [OverCeiling(path='USER.md', size=100000, cap=6000)]
-    """
-    return [OverCeiling(rel, size, caps[rel]) for rel, size in sizes.items()
-            if size is not None and rel in caps and size > read_ceiling(caps[rel])]
-
-
 def render_refusal(over: Sequence[OverCeiling], cursor: int) -> str:
     """Why Dream did not run: each file, its size, the ceiling, the cap and the fix.
 
@@ -160,11 +142,7 @@ def render_refusal(over: Sequence[OverCeiling], cursor: int) -> str:
     entries after it wait for the next run. Move what you want to keep out of USER.md (nanomem
     never cuts a file you wrote), or raise [caps] "USER.md" in nanomem.toml; then run Dream again
     """
-    files = "; ".join(f"{o.path} is {o.size:,} bytes, over the {read_ceiling(o.cap):,} Dream works "
-                      f"on ({CEILING_PER_CAP} per character of its cap of {o.cap:,})" for o in over)
-    names = ", ".join(o.path for o in over)
-    caps = ", ".join(f'"{o.path}"' for o in over)
-    return (f"{files}; Dream did not run: no file was changed and the dream cursor stays at "
-            f"{cursor}, so the entries after it wait for the next run. Move what you want to keep "
-            f"out of {names} (nanomem never cuts a file you wrote), or raise [caps] {caps} in "
-            "nanomem.toml; then run Dream again")
+    return render_ceiling_refusal(
+        over, "Dream works on",
+        f"Dream did not run: no file was changed and the dream cursor stays at {cursor}, so the "
+        "entries after it wait for the next run", "run Dream again")

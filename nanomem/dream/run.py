@@ -63,13 +63,13 @@ from nanomem.engines.chat import ChatModel, engine_session
 from nanomem.config import Config
 from nanomem.dream.recovery import recover_before_run
 from nanomem.dream.instructions import read_instructions
-from nanomem.dream.limits import plan_fact_room, plan_over_ceiling, render_refusal, screen_entries
+from nanomem.dream.limits import plan_fact_room, render_refusal, screen_entries
 from nanomem.dream.prompt import Batch, DreamTask, Segment, plan_batches
 from nanomem.dream.questions import render_question_audit
 from nanomem.errors import (EditConflictError, GitStoreError, HistoryError, NanomemError,
                             ShaError, WorkspaceError)
 from nanomem.store.pending import Question, add_questions, parse_pending, read_pending_text, render_pending
-from nanomem.store.memfiles import (memory_file_size, read_memory_files, redact_memory_files,
+from nanomem.store.memfiles import (find_over_ceiling, read_memory_files, redact_memory_files,
                                     try_lock_memory)
 from nanomem.store.journal import WriteJournal
 from nanomem.store.moved import read_moved_text, write_moved_text
@@ -175,8 +175,7 @@ async def run_dream(
 def _refuse_oversized_files(ws: Workspace, config: Config, history: Any) -> DreamResult | None:
     """A ``failed`` result, with nothing read whole, written or audited, when a memory file is
     over its read ceiling (:mod:`nanomem.dream.limits`); None when every file is within it."""
-    caps = {rel: config.cap_for(rel) for rel in MEMORY_FILES}
-    over = plan_over_ceiling({rel: memory_file_size(ws, rel) for rel in MEMORY_FILES}, caps)
+    over = find_over_ceiling(ws, config.cap_for)
     if not over:
         return None
     cursor = history.read_dream_cursor()

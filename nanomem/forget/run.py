@@ -41,7 +41,8 @@ from nanomem.forget.sweep import sweep, sweep_objects, sweep_text
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.journaled import recover_journal
 from nanomem.versions.stalelocks import clear_stale_git_locks
-from nanomem.store.memfiles import memory_lock, redact_memory_files, write_memory_files
+from nanomem.store.memfiles import (memory_lock, redact_memory_files, refuse_over_ceiling,
+                                    write_memory_files)
 from nanomem.store.workspace import Workspace
 from nanomem.vocab import MEMORY_FILES, is_pinned
 from nanomem.versions import rewrite
@@ -138,6 +139,7 @@ def _dry_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions,
 
 def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, config: Config,
               clock: Callable[[], datetime], step: Callable[[str], None]) -> ForgetReceipt:
+    refuse_over_ceiling(workspace, config.cap_for, "forget")  # hand edits are versioned first
     journal = _read_journal(workspace)
     if journal is not None and not (receipts.check_pattern_hash(matcher.folded, journal["hash"])
                                     and journal.get("regex") == matcher.is_regex):

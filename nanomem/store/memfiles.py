@@ -32,11 +32,11 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from nanomem.errors import GitStoreError, UnusableFileError
+from nanomem.errors import GitStoreError, OversizedFileError, UnusableFileError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.store.workspace import Workspace
 from nanomem.text.redact import find_secrets, redact
@@ -249,6 +249,66 @@ def render_over_ceiling(rel: str, size: int, cap: int) -> str:
             f"block read of it ({CEILING_PER_CAP} per character of its cap of {cap:,}); they use "
             "its first lines up to that size and the rest stays in the file, untouched. Move the "
             f'rest out of {rel}, or raise [caps] "{rel}" in nanomem.toml')
+
+
+class OverCeiling(NamedTuple):
+    """A memory file over its read ceiling: its size in bytes and its cap in characters."""
+
+    path: str
+    size: int
+    cap: int
+
+
+def plan_over_ceiling(sizes: Mapping[str, int | None], caps: Mapping[str, int]) -> list[OverCeiling]:
+    """The files whose size is over their read ceiling, in the order of ``sizes``.
+
+    >>> plan_over_ceiling({"USER.md": 100_000, "SOUL.md": 10}, {"USER.md": 6_000, "SOUL.md": 4_000})
+    [OverCeiling(path='USER.md', size=100000, cap=6000)]
+    """
+    return [OverCeiling(rel, size, caps[rel]) for rel, size in sizes.items()
+            if size is not None and rel in caps and size > read_ceiling(caps[rel])]
+
+
+def find_over_ceiling(workspace: Workspace, cap_for: Callable[[str], int]) -> list[OverCeiling]:
+    """The memory files over their read ceiling, found by ``stat`` (no file is read);
+    ``cap_for`` is :meth:`nanomem.config.Config.cap_for`."""
+    return plan_over_ceiling({rel: memory_file_size(workspace, rel) for rel in MEMORY_FILES},
+                             {rel: cap_for(rel) for rel in MEMORY_FILES})
+
+
+def render_ceiling_refusal(over: Sequence[OverCeiling], works_on: str, outcome: str,
+                           again: str) -> str:
+    """Why a run refused files over their read ceiling: each file, its size, the ceiling, the
+    cap, ``outcome`` and the fix, then ``again``.
+
+    >>> print(render_ceiling_refusal([OverCeiling("USER.md", 20_000_000, 6_000)], "X works on",
+    ...                              "X did not run", "try again"))  # doctest: +NORMALIZE_WHITESPACE
+    USER.md is 20,000,000 bytes, over the 96,000 X works on (16 per character of its cap of
+    6,000); X did not run. Move what you want to keep out of USER.md (nanomem never cuts a file
+    you wrote), or raise [caps] "USER.md" in nanomem.toml; then try again
+    """
+    files = "; ".join(f"{o.path} is {o.size:,} bytes, over the {read_ceiling(o.cap):,} {works_on} "
+                      f"({CEILING_PER_CAP} per character of its cap of {o.cap:,})" for o in over)
+    names = ", ".join(o.path for o in over)
+    caps = ", ".join(f'"{o.path}"' for o in over)
+    return (f"{files}; {outcome}. Move what you want to keep out of {names} (nanomem never cuts "
+            f"a file you wrote), or raise [caps] {caps} in nanomem.toml; then {again}")
+
+
+def refuse_over_ceiling(workspace: Workspace, cap_for: Callable[[str], int], action: str) -> None:
+    """Raise :class:`~nanomem.errors.OversizedFileError` when a memory file is over its read
+    ceiling, before ``action`` (a restore, a forget, an answer, a ``manual:`` commit) versions
+    the hand edits: each is scanned for credentials whole (:func:`redact_memory_files`) and
+    committed first, which a pasted file of megabytes makes a matter of seconds, and none of
+    them would fit it back under its cap. Found by ``stat``; nothing is read or written.
+
+    >>> refuse_over_ceiling(Workspace(Path("/nonexistent")), lambda rel: 6_000, "restore")
+    """
+    over = find_over_ceiling(workspace, cap_for)
+    if over:
+        raise OversizedFileError(render_ceiling_refusal(
+            over, "nanomem scans for credentials and versions as a hand edit",
+            f"{action} did not run: no file was changed", f"run {action} again"))
 
 
 def redact_memory_files(workspace: Workspace) -> dict[str, bytes]:
