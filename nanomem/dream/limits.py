@@ -11,10 +11,12 @@ Two limits, the same for every engine (a model's or the offline one), both from 
   the history (and its segments and archive), where search finds them; nothing is cut there.
 * **A memory file over its read ceiling.** A file of more than
   :func:`nanomem.store.memfiles.read_ceiling` bytes (16 per character of its cap) was not
-  written by Dream: a person pasted it. Dream refuses the whole run (:func:`plan_over_ceiling`,
-  :func:`render_refusal`): no file is read whole or written, the cursor does not move, so the
-  facts that wait are not passed by, and the message names the file, its size, the ceiling and
-  the fix. The file stays exactly as the person left it.
+  written by Dream: a person pasted it. Dream refuses the whole run
+  (:func:`nanomem.store.memfiles.find_over_ceiling`, :func:`render_refusal`): no file is read
+  whole or written, the cursor does not move, so the facts that wait are not passed by, and the
+  message names the file, its size, the ceiling and the fix. The file stays exactly as the
+  person left it (restore, forget and ``manual:`` commits refuse it too:
+  :func:`nanomem.store.memfiles.refuse_over_ceiling`).
 
 >>> room = plan_fact_room({"USER.md": 6_000, "memory/MEMORY.md": 12_000})
 >>> room
@@ -33,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from nanomem.engines.offline.dream import parse_facts
-from nanomem.store.memfiles import OverCeiling, plan_over_ceiling, render_ceiling_refusal
+from nanomem.store.memfiles import OverCeiling, render_ceiling_refusal
 from nanomem.vocab import RAW_MARK
 
 FRAME = len("- \n")  # what a fact's line adds around it

@@ -22,7 +22,9 @@ here (:func:`memory_lock`, :func:`try_lock_memory`).
 :func:`read_ceiling` bytes of one memory file (:data:`CEILING_PER_CAP` bytes per character of
 its cap: 96,000 bytes of ``USER.md`` at the default cap), cut back to the last whole line
 (:func:`plan_head`); a file over it is named in one warning per process and in ``status``, and
-the rest of it stays on disk, untouched, for Dream, restore and the person to deal with::
+the rest of it stays on disk, untouched, for the person to deal with: Dream refuses such a
+file, and so does every run that scans and versions the hand edits first
+(:func:`refuse_over_ceiling`: restore, forget, an answer, a ``manual:`` commit)::
 
     head = read_memory_head(ws, "USER.md", read_ceiling(6_000))   # MemoryHead(data, size)
 """
@@ -308,7 +310,7 @@ def refuse_over_ceiling(workspace: Workspace, cap_for: Callable[[str], int], act
     if over:
         raise OversizedFileError(render_ceiling_refusal(
             over, "nanomem scans for credentials and versions as a hand edit",
-            f"{action} did not run: no file was changed", f"run {action} again"))
+            f"{action} did not run: no file was changed", "try again"))
 
 
 def redact_memory_files(workspace: Workspace) -> dict[str, bytes]:
