@@ -12,7 +12,11 @@ The score of a document for a query is::
   the fusion (applied after it, they reordered the fused top, whose steps are a few per cent),
   so an empty vector ranking leaves the BM25 order as it is.
 - ``boost`` is :data:`FILE_BOOST` for a line of a memory file (distilled and checked by the
-  gates), :data:`PIN_BOOST` for a pinned line, 1 for history entries and archived turns.
+  gates), :data:`PIN_BOOST` for a pinned line, 1 for history entries and archived turns. A line
+  copied word for word from a turn among the hits folds into that turn with the line's score
+  (:func:`nanomem.search.collapse.plan_collapse`), so the file boost also lifts every turn a
+  memory file quotes, a chatty one as much as the one that holds the fact; hence a mild 1.25
+  (1.5 before session 26: docs/recall.md, *Stop 26*).
 - ``recency`` is the prior ``RECENCY_FLOOR + (1 - RECENCY_FLOOR) × 0.5 ** (age / HALF_LIFE_DAYS)``
   where ``age`` is the number of days between when the text was said and the newest text in the
   index (not the wall clock, so a replayed or imported conversation ranks the same as a live
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 SOURCES: tuple[str, ...] = ("file", "history", "archive")
-FILE_BOOST = 1.5
+FILE_BOOST = 1.25
 PIN_BOOST = 2.0
 RECENCY_FLOOR = 0.75
 HALF_LIFE_DAYS = 30.0
