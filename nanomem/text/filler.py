@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from nanomem.text.noise import noise_reason
 from nanomem.text.redact import PLACEHOLDER  # built from redact.KINDS: only what redaction writes
 from nanomem.vocab import CJK_RUN, MONTHS, STOP_WORDS, WEEKDAYS
 
@@ -267,7 +268,7 @@ def nonfact_reason(text: str) -> str | None:
         return "assistant's words"
     if is_filler(text):
         return "filler"
-    return None
+    return noise_reason(text)  # session 26: masks, secret slips, apologies, reported news
 
 
 def _is_bare_plan(text: str) -> bool:

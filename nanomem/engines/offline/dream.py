@@ -52,6 +52,7 @@ from nanomem.dream.gates.corrections import topics_of
 from nanomem.dream.gates.injection import find_injection
 from nanomem.text.redact import redact
 from nanomem.text.filler import nonfact_reason
+from nanomem.text.noise import cut_masked_clauses
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.chatfix import recent_lines, starred_fix
 from nanomem.engines.offline.answer_style import is_style_request
@@ -220,6 +221,7 @@ def plan_edits(task: Any) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         return room is not None
 
     for fact in parse_facts(task.batch, default_day=today.isoformat()):
+        fact = Fact(fact.mark, cut_masked_clauses(fact.text) or fact.text, fact.day)  # session 26: "ref HM-XXXX"
         view = {rel: "\n".join([files.get(rel, ""), *planned.get(rel, [])]) for rel in {*files, *planned}}
         fixed = starred_fix(fact.text, recent_lines(files, [x for lines in planned.values() for x in lines]))
         fact = fact if fixed is None else Fact("correction", fixed, fact.day)  # session 24: "*5831 sorry"
