@@ -36,7 +36,7 @@ import re
 # A clause boundary with the spaces and the "and"/"but" around it (one group: split keeps it).
 CLAUSE_BOUNDARY = re.compile(
     r"(\s*(?:[;，；。！？()（）]|(?<!\b[A-Z][a-z])(?<!\b[A-Z])[.!?](?=\s)|,(?!\d))\s*(?:(?:and|but)\s+)?"
-    r"|\s+(?:and|but)\s+"
+    r"|\s+(?:and|but)\s+|\s+\|\s+"  # session 26: a cell of a pasted row ("Tuesdays 07:55 | Ashby room")
     # round 11: a pause of voice input, a space between Chinese words ("椰林苑小区 3栋 二楼")
     r"|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff\d])|(?<=[\u4e00-\u9fff\d])\s+(?=[\u4e00-\u9fff]))", re.IGNORECASE)
 # A boundary that may join two neighbouring clauses again as they were (", " or " and ").

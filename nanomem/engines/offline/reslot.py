@@ -32,6 +32,8 @@ from collections.abc import Mapping
 
 from nanomem.text.hant import fold_hant
 from nanomem.text.overlap import tokens
+from nanomem.text.clauses import CLAUSE_BOUNDARY
+from nanomem.engines.offline.kinds import is_sign, kind_values
 from nanomem.engines.offline.slots import value_spans
 from nanomem.engines.offline.supersede import named_values
 from nanomem.engines.offline.tense import is_narrative
@@ -73,7 +75,9 @@ def implied_correction(fact: str, files: Mapping[str, str]) -> tuple[str, str] |
             for kind in mine.keys() & theirs.keys():
                 (new, near_new), (old, near_old) = mine[kind], theirs[kind]
                 shared = near_new & near_old
-                by_unit = not kind.startswith("@") and kind not in "£$€¥"  # "40 pairs" / "55 pairs"
+                if kind.startswith("@place:"):  # session 26: "same time on Tuesdays, but the Bosworth room"
+                    shared |= _other_values(mine, kind) & _other_values(theirs, kind)
+                by_unit = not kind.startswith("@") and kind not in "£$€¥" and not is_sign(kind)  # "40 pairs" / "55 pairs"
                 if not (shared or by_unit) or not (new - old):
                     continue  # not the same thing, or the fact gives no value the line lacks
                 if not all(value not in new or _denied(fact, value) for value in old):
@@ -100,6 +104,10 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
             note("@" + kind, value, start, end)
     for kind, value, start, end in named_values(text):
         note(kind, value, start, end)  # session 24: a name, a plate, a Chinese place name
+    for kind, value, start, end in kind_values(text):  # session 26: any currency, a phone, an English place
+        values, near = found.setdefault(kind, (set(), set()))
+        values.add(value)
+        near.update(_topic_words(_clause_at(text, start, end)))  # its own clause: a price list's other items are not its topic
     for m in re.finditer(r"《([^》]+)》", text):
         note("@title", m.group(1), m.start(), m.end())  # a title in 《》 (a book, a film)
     for m in _MEASURE.finditer(text):
@@ -109,7 +117,20 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
         if unit not in _NOT_TOPICS and unit not in STOP_WORDS:
             note(unit, (m.group("n1") or m.group("n2")).replace(",", ""), m.start(), m.end())
-    return {kind: (frozenset(v), frozenset(n) - {kind}) for kind, (v, n) in found.items()}
+    return {kind: (frozenset(v), frozenset(n) - {kind, kind.partition(":")[2]}) for kind, (v, n) in found.items()}
+
+
+def _clause_at(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` that holds ``text[start:end]`` (:data:`CLAUSE_BOUNDARY`)."""
+    left = max((m.end() for m in CLAUSE_BOUNDARY.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in CLAUSE_BOUNDARY.finditer(text, end)), len(text))
+    return text[left:right]
+
+
+def _other_values(slots: Mapping[str, tuple[frozenset[str], frozenset[str]]], kind: str) -> frozenset[str]:
+    """The dates, times and weekdays of a text but those of ``kind``: a detail both texts repeat
+    says they speak of the same thing ("same time on Tuesdays")."""
+    return frozenset(f"{k}={v}" for k, (values, _) in slots.items() if k != kind and k[1:] in _KINDS for v in values)
 
 
 def _past_event(text: str) -> bool:

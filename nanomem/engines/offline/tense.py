@@ -25,7 +25,7 @@ _PAST_EN = re.compile(
     r"summer|winter|spring|autumn|weekend|time|" + _WEEKDAY + r")|back in \d{4})\b", _I)
 _AHEAD_EN = re.compile(
     r"\b(?:will|shall|going to|gonna|need to|have to|has to|must|should|remind|tomorrow|tonight|"
-    r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are)\b|'ll\b|'m\b|'re\b|"
+    r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are|from now on|going forward)\b|'ll\b|'m\b|'re\b|"
     r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
 _PAST_ZH = re.compile(r"了|过(?!敏)|昨天|刚才")
 _AHEAD_ZH = re.compile(r"要|会(?!议|计|员|场)|得|需要|明天|后天|今晚|待会|一会|稍后|下周|提醒|记得|别忘|截止|之前|\d")
