@@ -27,7 +27,7 @@ import unicodedata
 from functools import lru_cache
 
 from nanomem.engines.offline.shapes import denial, denied_value, is_retraction
-from nanomem.engines.offline.supersede import holds_new_name, names_only_the_old, names_the_slot, subject_placed_anew
+from nanomem.engines.offline.supersede import ZH_GIVEN_UP, holds_new_name, names_only_the_old, names_the_slot, subject_placed_anew
 from nanomem.text.hant import fold_hant
 from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
 
@@ -188,7 +188,7 @@ def old_value(correction: str) -> str | None:
     >>> old_value("座位我记错了，不是8号，是12号。"), old_value("摄影师换了，吕平那天没空，换成宋哲。")
     ('8号', '吕平')
     """
-    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE, _WAS, _BARE_NOT, _ZH_NO_LONGER, _FAMILY_CHANGE):
+    for rx in (_FROM_TO, _ARROW, _REPLACED, _ZH_EARLIER, _OUT_OF_SERVICE, ZH_GIVEN_UP, _WAS, _BARE_NOT, _ZH_NO_LONGER, _FAMILY_CHANGE):
         found = rx.search(correction)
         if found:
             return found.group("old").strip()
@@ -217,7 +217,7 @@ def drop_old_value(correction: str) -> str:
     "So it turns out it's Edwin."
     """
     correction = _REPLACED.sub(r"\g<subj> now have ", correction, count=1)
-    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE, _CALLED, _ZH_UNAVAILABLE, _WAS, _BARE_NOT, _ZH_NO_LONGER, _FAMILY_CHANGE):
+    for rx in (_FROM_TO, _ARROW, _ZH_EARLIER, _OUT_OF_SERVICE, ZH_GIVEN_UP, _CALLED, _ZH_UNAVAILABLE, _WAS, _BARE_NOT, _ZH_NO_LONGER, _FAMILY_CHANGE):
         correction = rx.sub("", correction, count=1)
     return _drop_denied(correction)
 

@@ -171,3 +171,11 @@ def subject_placed_anew(correction: str, line: str) -> bool:
         return False
     return any(m.group("place").casefold() not in (place, who) and m.group("place").casefold() not in correction.casefold()
                for m in _LINE_PLACE.finditer(line))
+
+
+# Session 26: the Chinese old value out of service beside the new one ("…搬去 Jurong East 了，Tuas 那边
+# 退租了", "…，老店关门了"): the clause says the old place or thing is given up, and names it.
+ZH_GIVEN_UP = re.compile(
+    r"\s*[，,]\s*(?P<old>[A-Za-z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}|[\u4e00-\u9fff]{2,6}?)\s*"
+    r"(?:那边|那里|那间|那家|那个|那套)?(?:已经|也)?(?:退租|关门|关了|倒闭|停业|拆了|卖掉|卖了|不租|不用|不做|退掉|退了)了?"
+    r"(?=\s*[，,。！？!?.]|$)")
