@@ -47,6 +47,16 @@ _NOT_PLACE_NAMES = frozenset(w.casefold() for w in (*WEEKDAYS, *MONTHS)) | COMMO
     "the a an my our your this that new old main same other next last first big small".split())
 
 
+# The words that only name a kind of value, not what it belongs to: two texts that share no other
+# word speak of two things ("my husband's number" and "the plumber's number")
+_KIND_WORDS = frozenset("number phone mobile cell line call ring text whatsapp contact price cost fee charge amount".split())
+
+
+def kind_words(kind: str) -> frozenset[str]:
+    """The words that name ``kind`` itself (a place word, "number", "price"), never its topic."""
+    return _KIND_WORDS | {kind.partition(":")[2]}
+
+
 def kind_values(text: str) -> Iterator[tuple[str, str, int, int]]:
     """``(kind, value, start, end)`` for each amount (its sign the kind), phone number
     (``@phone``) and English place name (``@place:<place word>``) in ``text``."""

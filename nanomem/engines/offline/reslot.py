@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from nanomem.text.hant import fold_hant
 from nanomem.text.overlap import tokens
 from nanomem.text.clauses import CLAUSE_BOUNDARY
-from nanomem.engines.offline.kinds import is_sign, kind_values
+from nanomem.engines.offline.kinds import is_sign, kind_values, kind_words
 from nanomem.engines.offline.slots import value_spans
 from nanomem.engines.offline.supersede import named_values
 from nanomem.engines.offline.tense import is_narrative
@@ -107,7 +107,7 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     for kind, value, start, end in kind_values(text):  # session 26: any currency, a phone, an English place
         values, near = found.setdefault(kind, (set(), set()))
         values.add(value)
-        near.update(_topic_words(_clause_at(text, start, end)))  # its own clause: a price list's other items are not its topic
+        near.update(_topic_words(_clause_at(text, start, end)) - kind_words(kind))  # its own clause: a price list's other items are not its topic
     for m in re.finditer(r"《([^》]+)》", text):
         note("@title", m.group(1), m.start(), m.end())  # a title in 《》 (a book, a film)
     for m in _MEASURE.finditer(text):
@@ -117,7 +117,7 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
         if unit not in _NOT_TOPICS and unit not in STOP_WORDS:
             note(unit, (m.group("n1") or m.group("n2")).replace(",", ""), m.start(), m.end())
-    return {kind: (frozenset(v), frozenset(n) - {kind, kind.partition(":")[2]}) for kind, (v, n) in found.items()}
+    return {kind: (frozenset(v), frozenset(n) - {kind}) for kind, (v, n) in found.items()}
 
 
 def _clause_at(text: str, start: int, end: int) -> str:
