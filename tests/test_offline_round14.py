@@ -35,14 +35,13 @@ def test_a_noise_class_is_junk_whatever_its_words(sentence: str, reason: str) ->
     assert nonfact_reason(sentence) == reason
 
 
-@pytest.mark.parametrize("sentence", [
-    "My locker code is 5561, keep it handy.",               # a secret with no slip: the redaction's concern
-    "Sorry, I meant the 14:30 train, not the 15:10.",        # an apology that corrects
-    "The XXL fleece is for Ravi, order ref KP-2231.",        # capitals, not a mask
-    "Big news: we're expecting twins in April.",             # the person's news
-])
-def test_what_the_noise_classes_leave_alone(sentence: str) -> None:
-    assert nonfact_reason(sentence) is None
+def test_what_the_noise_classes_leave_alone() -> None:
+    assert nonfact_reason("Excuse my spelling tonight, I'm on my phone.") == "filler"
+    for sentence in ("My locker code is 5561, keep it handy.",          # a secret with no slip
+                     "Sorry, I meant the 14:30 train, not the 15:10.",   # an apology that corrects
+                     "The XXL fleece is for Ravi, order ref KP-2231.",   # capitals, not a mask
+                     "Big news: we're expecting twins in April."):       # the person's news
+        assert nonfact_reason(sentence) is None
 
 
 def test_a_masked_clause_goes_and_the_rest_of_the_sentence_stays(setup: Setup) -> None:
@@ -55,7 +54,7 @@ def test_a_masked_clause_goes_and_the_rest_of_the_sentence_stays(setup: Setup) -
 
 @pytest.mark.parametrize("line, fact", [
     ("- The printer charges ₹1,200 for a box of flyers.", "The printer has gone up, a box of flyers is ₹1,450 now."),
-    ("- Kofi's rate for the van is GHS 300 a trip.", "Kofi told me the van is GHS 360 a trip these days."),
+    ("- The stall fee at the night market is RM 85.", "Pak Ali says the stall fee at the night market is RM 95 this year."),
     ("- Bookings go through my number 0712 334 5567 for now.", "For bookings give out 0798 120 4436 please."),
     ("- Choir rehearsal is Thursdays 19:00 in the Linden hall.", "Still Thursdays at 19:00 but the Maple hall from now on."),
 ])
@@ -63,18 +62,20 @@ def test_a_new_value_of_the_same_type_resets_the_slot(line: str, fact: str) -> N
     assert implied_correction(fact, {"memory/MEMORY.md": MEMORY + line + "\n"}) == ("memory/MEMORY.md", line)
 
 
-@pytest.mark.parametrize("line, fact", [
+def test_a_value_of_the_type_for_another_thing_resets_nothing() -> None:
+    line = "- The printer charges ₹1,200 for a box of flyers."
+    assert implied_correction("A box of flyers is ₹1,450 at the printer now.", {"M": line}) == ("M", line)
+    for line, fact in [
     ("- Hemming is ₹300 a garment.", "Write a price list: hemming ₹300, zips ₹150, taking in ₹500."),  # repeats the value
     ("- The sewing fee is ₹900 each, cloth not included.", "The cloth from Rahim is ₹2,000 for four metres."),  # another thing
     ("- My husband's number is 0712 334 5567.", "The plumber's number is 0798 120 4436."),  # no shared word
-])
-def test_a_value_of_the_type_for_another_thing_resets_nothing(line: str, fact: str) -> None:
-    assert implied_correction(fact, {"memory/MEMORY.md": MEMORY + line + "\n"}) is None
+    ]:
+        assert implied_correction(fact, {"memory/MEMORY.md": MEMORY + line + "\n"}) is None
 
 
 def test_a_new_price_in_any_currency_replaces_the_line(setup: Setup) -> None:
-    seed(setup, memory=MEMORY + "- Mama Ngozi sells the ankara at ₦9,000 per yard.\n- The shop opens at 8.\n")
-    dream_message(setup, "Mama Ngozi's ankara is ₦10,500 per yard now.")
+    seed(setup, memory=MEMORY + "- Mama Ngozi sells the ankara at ₦9,000.\n- The shop opens at 8.\n")
+    dream_message(setup, "Mama Ngozi's ankara is ₦10,500 these days.")
     memory = setup.read("memory/MEMORY.md")
     assert "10,500" in memory and "9,000" not in memory and "opens at 8" in memory
 
