@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from nanomem.engines.offline.dream import corrected_text
 from nanomem.engines.offline.reslot import implied_correction
+from nanomem.engines.offline.extract import classify_sentence
 from nanomem.engines.offline.slots import drop_old_value, old_value
+from nanomem.engines.offline.tasks import is_task_request
 from nanomem.engines.offline.tense import is_narrative
 from nanomem.text.clauses import clauses
 from nanomem.text.filler import nonfact_reason
@@ -89,3 +92,23 @@ def test_a_chinese_old_value_given_up_is_named_and_dropped() -> None:
 def test_a_cell_of_a_pasted_row_is_a_clause_and_from_now_on_points_ahead() -> None:
     assert clauses("Yoga | Mondays 18:30 | Studio 2") == ["Yoga", "Mondays 18:30", "Studio 2"]
     assert not is_narrative("Keep Fridays free from now on, the gym closed that slot.")
+
+
+def test_a_chinese_line_keeps_its_clause_with_a_latin_word_through_a_correction() -> None:
+    written = corrected_text("我们仓库上个月已经搬去 Kulai 了，Senai 那边退租了。", "我在宏达贸易做 sales manager，仓库在 Senai。")
+    assert "Kulai" in written and "宏达贸易做 sales manager" in written and "Senai" not in written
+
+
+@pytest.mark.parametrize("sentence", [
+    "Remind me two working days before any court date, never on the day.",
+    "Remind me the previous night for the bin collections.",
+    "Remind me an hour in advance for calls with Lagos.",
+])
+def test_a_reminder_set_by_its_lead_time_is_a_standing_rule(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"
+    assert classify_sentence("Remind me before Friday to renew the parking permit.") == "ephemeral"  # a day: once
+
+
+def test_a_task_made_the_rule_for_a_kind_of_thing_lasts() -> None:
+    assert not is_task_request("Draft that as the house rule for all invoices: net 14 days.")
+    assert is_task_request("Draft an invoice for the Mensah job: net 14 days.")

@@ -21,7 +21,7 @@ from nanomem.engines.offline.correction_cues import has_correction_cue, tells_of
 from nanomem.engines.offline.informative import is_informative_statement, is_of_the_moment, without_durations
 from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import without_report_frame
-from nanomem.engines.offline.tasks import is_task_request
+from nanomem.engines.offline.tasks import LEAD_TIME_REMINDER, is_task_request
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.tense import is_narrative
 from nanomem.engines.offline.terse import (
@@ -297,7 +297,7 @@ def classify_sentence(sentence: str) -> str | None:
         relative = None  # "I booked the hall this morning, ref 48-K": done, not a reminder
     if relative and is_anecdote_of_today(sentence):
         relative = None  # "The dog barked all morning": the day's news, over when it is told
-    standing = bool(_STANDING_REMINDER.search(sentence))
+    standing = bool(_STANDING_REMINDER.search(sentence) or LEAD_TIME_REMINDER.search(sentence))
     # round 7: a decision in a clause of its own lasts ("场地定在X，下周去看"): the near-term clause is the visit
     clauses = re.split(r"[，,;；]", sentence)
     decided = any(_DECISION.search(c) and not _RELATIVE.search(c) and not _RELATIVE.search("".join(clauses[:i]))

@@ -110,7 +110,8 @@ def _details(text: str) -> frozenset[str]:
     """Content words and values; for a text with Han characters only its values (character
     pairs say too little of which clause holds what)."""
     if HAN_CHAR.search(text):
-        return frozenset({t for t in tokens(text) if any(ch.isdigit() for ch in t)} | set(_TITLE.findall(text)))
+        latin = {w.casefold() for w in re.findall(r"[A-Za-z][A-Za-z'’-]+", text)}  # session 26: "accounts executive"
+        return frozenset({t for t in tokens(text) if any(ch.isdigit() for ch in t)} | set(_TITLE.findall(text)) | latin)
     return tokens(text) | distinctive(text)
 
 
