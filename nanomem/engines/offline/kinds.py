@@ -54,7 +54,7 @@ _KIND_WORDS = frozenset("number phone mobile cell line call ring text whatsapp c
 
 def kind_words(kind: str) -> frozenset[str]:
     """The words that name ``kind`` itself (a place word, "number", "price"), never its topic."""
-    return _KIND_WORDS | {kind.partition(":")[2]}
+    return _KIND_WORDS | {kind.partition(":")[2], kind.casefold().rstrip("$")}  # "room"; "eur", "rm"
 
 
 def kind_values(text: str) -> Iterator[tuple[str, str, int, int]]:
