@@ -157,16 +157,23 @@ def test_dream_kill9_between_write_commit_and_cursor_keeps_promises(
 
 _WRITER = """
 import sys
+import time
 from nanomem import Memory
 mem = Memory(sys.argv[1])
 with open(sys.argv[3], "a") as log:
     i = 0
     while True:
+        # stay at most AHEAD entries past the Dream cursor: the backlog left at the kill is
+        # then one Dream run, not several of up to 25 s each (a timeout under load)
+        while mem.history.last_cursor() - mem.history.read_dream_cursor() > AHEAD:
+            time.sleep(0.05)
         i += 1
         cursor = mem.history.append(f"- [durable] writer {sys.argv[2]} fact {i} " + "x" * 200)
         log.write(f"{cursor}\\n")
         log.flush()
 """
+
+_WRITER_AHEAD = 200  # the most entries a writer runs ahead of the Dream cursor
 
 _DREAMER = """
 import sys
@@ -204,8 +211,9 @@ def test_append_and_dream_kill9_mid_loop_keep_cursors_unique_and_lose_nothing_pe
     ws = init_ws(tmp_path)
     (ws / "nanomem.toml").write_text("[history]\nmax_history_entries = 4\n")
     logs = [tmp_path / f"writer{n}.log" for n in range(3)]
+    writer = _WRITER.replace("AHEAD", str(_WRITER_AHEAD))
     procs = [
-        subprocess.Popen([sys.executable, "-c", _WRITER, str(ws), str(n), str(logs[n])],
+        subprocess.Popen([sys.executable, "-c", writer, str(ws), str(n), str(logs[n])],
                          env=base_env())
         for n in range(3)
     ]
@@ -214,13 +222,16 @@ def test_append_and_dream_kill9_mid_loop_keep_cursors_unique_and_lose_nothing_pe
     def written() -> int:
         return sum(log.read_text().count("\n") for log in logs if log.exists())
 
+    def in_their_loops() -> bool:
+        return (written() >= 150 and all(log.exists() for log in logs)
+                and any(s.startswith("dream:") for s in subjects(ws)))
+
     # Kill only once every process is in its loop: 150 appends and a Dream committed mid-run.
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (
-        written() >= 150 and all(log.exists() for log in logs)
-        and any(s.startswith("dream:") for s in subjects(ws))
-    ):
+    # The deadline bounds a wait for a condition (a hung process), it times nothing.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not in_their_loops():
         time.sleep(0.1)
+    assert in_their_loops(), (written(), subjects(ws))
     for proc in procs:
         proc.send_signal(signal.SIGKILL)
     for proc in procs:
