@@ -418,3 +418,21 @@ def test_score_snapshot_counts_history_only_when_the_item_allows_it(tmp_path: Pa
     snapshot = read_snapshot(tmp_path)
     assert score_snapshot(strict, snapshot, caps={}, ttl_days=7).retention.hits == 0
     assert score_snapshot(lenient, snapshot, caps={}, ttl_days=7).retention.hits == 1
+
+
+def test_account_ledger_counts_a_too_long_fact_by_its_clipped_quote_and_nothing_else() -> None:
+    from types import SimpleNamespace
+
+    from benchmarks.quality.replay import account_ledger
+    from nanomem.dream.ledger import parse_ledger_facts, plan_ledger
+
+    waiting = [SimpleNamespace(cursor=1, content="- [durable] tailor notes " + "hem and cuff " * 40)]
+    facts = parse_ledger_facts([SimpleNamespace(cursor=1, text=waiting[0].content)],
+                               default_day="1970-01-01")
+    ledger = plan_ledger(facts, {}, {}, caps={"memory/MEMORY.md": 300})
+    assert ledger[0].state == "skipped" and ledger[0].fact.endswith(" …")  # the real clip
+    dream = SimpleNamespace(status="no_changes", dream_cursor_after=1, ledger=ledger)
+    assert account_ledger(waiting, dream) == (1, 1)
+    misquoted = dataclasses.replace(ledger[0], fact=ledger[0].fact[:-2] + "x …")
+    misquoting = SimpleNamespace(**{**vars(dream), "ledger": (misquoted,)})
+    assert account_ledger(waiting, misquoting) == (1, 0)

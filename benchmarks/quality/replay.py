@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from nanomem.dream.ledger import STATES, fact_entries, parse_ledger_facts, unaccounted
+from nanomem.dream.limits import clip_fact
 from nanomem.engines.chat import ChatModel
 from nanomem.config import Config, load_config
 from nanomem.memory import Memory
@@ -201,7 +202,8 @@ async def replay_conversation(
 
 def account_ledger(waiting: Any, dream: Any) -> tuple[int, int]:
     """``(facts, accounted)`` for one Dream: the facts of the history entries it processed,
-    counted from the entries themselves, and how many of them its ledger puts in a known state."""
+    counted from the entries themselves, and how many of them its ledger puts in a known state.
+    A fact too long for any file is quoted clipped (:func:`clip_fact`): that exact clip matches."""
     if dream.status not in ("committed", "no_changes"):
         return 0, 0
     done = [e for e in waiting if e.cursor <= dream.dream_cursor_after]
@@ -209,7 +211,8 @@ def account_ledger(waiting: Any, dream: Any) -> tuple[int, int]:
     ledger = [e for e in fact_entries(dream.ledger) if e.cursor <= dream.dream_cursor_after]
     if len(ledger) != len(facts):
         return len(facts), min(len(facts), len(ledger)) - len(unaccounted(facts, ledger))
-    ok = [f for f, e in zip(facts, ledger) if f.text == e.fact and e.state in STATES
+    ok = [f for f, e in zip(facts, ledger) if e.fact in (f.text, clip_fact(f.text))
+          and e.state in STATES
           and (e.path is not None if e.state in ("kept", "corrected") else bool(e.reason))]
     return len(facts), len(ok)
 

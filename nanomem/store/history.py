@@ -28,7 +28,7 @@ from nanomem.config import Config
 from nanomem.errors import HistoryError
 from nanomem.store import compaction
 from nanomem.store.cursorfiles import read_cursor_file, write_cursor_file, write_cursor_hint
-from nanomem.store.historyorder import iter_in_order, repair_file, sample_order
+from nanomem.store.historyorder import OUTLIER_GAP, iter_in_order, repair_file, sample_order
 from nanomem.store.fsutil import FileLock
 from nanomem.store.historyappend import append_lines, check_append, plan_content
 from nanomem.store.historyfile import (  # the caps and the entry are part of this API too
@@ -57,7 +57,6 @@ logger = logging.getLogger(__name__)
 __all__ = ["ENTRY_MAX_CHARS", "SUMMARY_MAX_CHARS", "History", "HistoryEntry"]
 
 OVERFLOW_FACTOR = 10
-OUTLIER_GAP = 1_000_000
 EXACT_COUNT_BYTES = 1 << 20
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 
