@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_reminder_rule", "without_opener"]
+from nanomem.vocab import any_of
+
+__all__ = ["LEAD_TIME_REMINDER", "is_reminder_rule", "without_opener"]
 
 _I = re.IGNORECASE
 _REMIND = re.compile(r"\bremind(?:ers?|ing)?\b|\bheads[- ]up\b|\bnudge\b|提醒", _I)
@@ -41,6 +43,14 @@ _LEAD = re.compile(
     _I)
 _LEAD_ZH = re.compile(r"前一天|前一晚|头一天|提前[一两二三四五六七八九十\d几]*(?:天|个?小时|周|个?星期)|当天(?:早上|上午)")
 _ONE_OFF_ZH = re.compile(r"明天|今天|今晚|后天|下周|周[一二三四五六日天]|\d+月|\d+号|交|缴|买|带|打电话")
+# Session 26: a reminder set by its lead time before each event, not by a day (wider than
+# :func:`is_reminder_rule`, which needs the lead time to end the request) ("remind me two
+# working days before", "the previous evening for each fitting", 提前一天提醒我): how to remind, standing.
+LEAD_TIME_REMINDER = any_of(
+    r"\bremind (?:me|us)\b[^.!?]{0,40}?(?:\b(?:days?|hours?|weeks?|evenings?|nights?|minutes?) (?:before|ahead|in advance)\b"
+    r"|\b(?:before|beforehand|ahead|in advance)(?=\s*(?:[,.;!?]|$))|\bthe (?:previous|preceding) "
+    r"(?:day|evening|night|morning|week)\b|\bfor (?:each|every|all)\b)",
+    r"提前[^。！？，]{0,6}提醒|提醒[^。！？]{0,8}提前|前一[天晚]提醒")
 _OPENER = re.compile(
     r"^\W*(?:(?:oh|ah|and|also|plus|so|ok(?:ay)?|right|anyway|oh and|and also|one (?:more|other) thing|another thing|"
     r"last thing|before I forget|while I['’]m (?:thinking|at it|here)|by the way|btw|while I remember)\b[\s,:;—–-]*)+", _I)

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 
+from nanomem.engines.offline.asks import LEAD_TIME_REMINDER
 from nanomem.engines.offline.chatfix import is_own_statement_zh
 from nanomem.engines.offline.answer_style import is_style_request
 from nanomem.engines.offline.correction_cues import has_correction_cue, tells_of_change
 from nanomem.engines.offline.informative import is_informative_statement, is_of_the_moment, without_durations
 from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import without_report_frame
-from nanomem.engines.offline.tasks import LEAD_TIME_REMINDER, is_task_request
+from nanomem.engines.offline.tasks import is_task_request
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.tense import is_narrative
 from nanomem.engines.offline.terse import (

@@ -23,18 +23,15 @@ a *type* of value, not a phrase:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
 
 from nanomem.vocab import COMMON_WORDS, MONTHS, WEEKDAYS
 
-# Every currency sign (Unicode category Sc), and the written codes most often put before a number
-CURRENCY_SIGNS = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
+# The written currency codes most often put before a number (the signs: :func:`currency_signs`)
 _CODES = r"RM|Rs\.?|S\$|HK\$|NT\$|A\$|C\$|NZ\$|R\$|USD|EUR|GBP|SGD|MYR|NGN|INR|CNY|RMB|JPY|HKD|AUD|CAD|NZD|CHF|ZAR|KES|PHP|THB|IDR"
-_AMOUNT = re.compile(
-    r"(?<![A-Za-z])(?P<sign>[" + re.escape(CURRENCY_SIGNS) + r"]|(?-i:" + _CODES + r"))\s?"
-    r"(?P<n>\d+(?:,\d{3})*(?:\.\d+)?)(?!\d)")
 _PHONE = re.compile(r"(?<![\w+])(?:\+\d{1,3}[ -]?)?\(?\d{2,5}\)?(?:[ -]\d{3,4}){2,3}(?![\d-])")
 _PLACE_WORDS = (
     "room|hall|suite|hotel|inn|lodge|centre|center|clinic|surgery|hospital|school|college|academy|"
@@ -45,6 +42,21 @@ _PLACE = re.compile(
     r"(?P<word>(?i:" + _PLACE_WORDS + r"))\b")
 _NOT_PLACE_NAMES = frozenset(w.casefold() for w in (*WEEKDAYS, *MONTHS)) | COMMON_WORDS | frozenset(
     "the a an my our your this that new old main same other next last first big small".split())
+
+
+@functools.cache
+def currency_signs() -> str:
+    """Every currency sign Unicode knows (category Sc), found once, when first asked for (a scan
+    of the first two planes: about 10 ms, kept off ``import nanomem.memory``)."""
+    return "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
+
+
+@functools.cache
+def _amount() -> re.Pattern[str]:
+    """A currency sign or a written code before a number."""
+    return re.compile(
+        r"(?<![A-Za-z])(?P<sign>[" + re.escape(currency_signs()) + r"]|(?-i:" + _CODES + r"))\s?"
+        r"(?P<n>\d+(?:,\d{3})*(?:\.\d+)?)(?!\d)")
 
 
 # The words that only name a kind of value, not what it belongs to: two texts that share no other
@@ -60,7 +72,7 @@ def kind_words(kind: str) -> frozenset[str]:
 def kind_values(text: str) -> Iterator[tuple[str, str, int, int]]:
     """``(kind, value, start, end)`` for each amount (its sign the kind), phone number
     (``@phone``) and English place name (``@place:<place word>``) in ``text``."""
-    for m in _AMOUNT.finditer(text):
+    for m in _amount().finditer(text):
         yield m.group("sign").rstrip("."), m.group("n").replace(",", ""), m.start(), m.end()
     for m in _PHONE.finditer(text):
         digits = re.sub(r"\D", "", m.group())
@@ -76,4 +88,4 @@ def kind_values(text: str) -> Iterator[tuple[str, str, int, int]]:
 
 def is_sign(kind: str) -> bool:
     """Whether a slot kind of :mod:`reslot` is a currency (compared only beside a shared word)."""
-    return bool(kind) and not kind.startswith("@") and (kind in CURRENCY_SIGNS or bool(re.fullmatch(_CODES, kind)))
+    return bool(kind) and not kind.startswith("@") and (kind in currency_signs() or bool(re.fullmatch(_CODES, kind)))

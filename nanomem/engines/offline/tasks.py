@@ -43,13 +43,7 @@ _STANDING = any_of(
     r"remember|remind|keep in mind|note)\b", r"以后|每次|每当|一律|都|记|提醒",
     # session 26: a rule for a kind of thing ("make that the rule for all summaries")
     r"\b(?:the|a|my|house) rule\b|\bas a rule\b|\bfor (?:all|any) (?:future )?[a-z]+s\b")
-# Session 26: a reminder set by its lead time before each event, not by a day ("remind me two
-# working days before", "the previous evening for each fitting", 提前一天提醒我): how to remind, standing.
-LEAD_TIME_REMINDER = any_of(
-    r"\bremind (?:me|us)\b[^.!?]{0,40}?(?:\b(?:days?|hours?|weeks?|evenings?|nights?|minutes?) (?:before|ahead|in advance)\b"
-    r"|\b(?:before|beforehand|ahead|in advance)(?=\s*(?:[,.;!?]|$))|\bthe (?:previous|preceding) "
-    r"(?:day|evening|night|morning|week)\b|\bfor (?:each|every|all)\b)",
-    r"提前[^。！？，]{0,6}提醒|提醒[^。！？]{0,8}提前|前一[天晚]提醒")
+
 
 def is_task_request(sentence: str) -> bool:
     """Whether a sentence asks the agent for a one-off piece of work, done in the conversation
