@@ -56,9 +56,10 @@ _FIELD = re.compile(
 # A kind of secret, and the slip said of it
 _SECRET_KIND = re.compile(
     r"\b(?:password|passcode|passphrase|pin|otp|one[- ]time (?:code|password|pin)|verification code|"
-    r"security code|login|2fa code|tac)\b|密码|验证码|口令|动态码", re.IGNORECASE)
+    r"security code|login|2fa code|tac|(?:access |api |auth |real |personal )?token|api key|secret key)\b"  # session 27: a token
+    r"|密码|验证码|口令|动态码", re.IGNORECASE)
 _SLIP = re.compile(
-    r"\b(?:by (?:mistake|accident)|accidentally|mistakenly|wrong (?:window|box|tab|chat|field|screen|place)|"
+    r"\b(?:by (?:mistake|accident)|accidentally|mistakenly|wrong (?:window|box|tab|chat|field|screen|place|terminal|shell|console|pane|thread|channel)|"
     r"ignore (?:it|that|this)|don['’]t mind (?:it|that|this)|disregard|typed (?:it )?(?:here|in here))\b"
     r"|打错|发错|输错|手滑|误发|不小心|当没看[见到]|别记|不要记|别管|不用管", re.IGNORECASE)
 
@@ -69,6 +70,11 @@ _APOLOGY = re.compile(
 _MOMENT = re.compile(
     r"\b(?:this (?:morning|afternoon|evening|night)|tonight|today|right now|at the moment|just now)\b"
     r"|这么晚|今天|今晚|今早|现在|刚才", re.IGNORECASE)
+
+# Session 27: what the apology is for is the speaker's act on the agent, now ("sorry in advance for
+# dumping 400 lines of log on you"): its number measures what is sent, no fact
+_ACT_ON_YOU = re.compile(
+    r"\bin advance\b|\bfor (?:\w+ing|the)\b[^.!?]{0,60}\b(?:on|to|at|with|for) (?:you|u)\b", re.IGNORECASE)
 
 # What the news said, passed on
 _NEWS = re.compile(
@@ -112,8 +118,14 @@ def is_secret_slip(text: str) -> bool:
 
 
 def is_moment_apology(text: str) -> bool:
-    """Whether the sentence opens with an apology and excuses the moment, with no number."""
-    return bool(_APOLOGY.search(text) and _MOMENT.search(text) and not _DIGIT.search(text))
+    """Whether the sentence opens with an apology and excuses the moment, with no number, or the
+    speaker's act on the agent ("Sorry in advance for the wall of text", "sorry for dumping 400
+    lines on you").
+
+    >>> is_moment_apology("sorry in advance for dumping 400 lines of log on you"), is_moment_apology("Sorry, it's 14:30.")
+    (True, False)
+    """
+    return bool(_APOLOGY.search(text) and ((_MOMENT.search(text) and not _DIGIT.search(text)) or _ACT_ON_YOU.search(text)))
 
 
 def is_reported_news(text: str) -> bool:

@@ -32,7 +32,7 @@ _CORRECTION_STRONG = any_of(
     # admitting a mistake, and "X is Y, not Z"
     r"\b(?:is|are|was|were|'s|'re)\b[^!?]{1,60},\s*not\s+(?:what\b|as\b|(?-i:[A-Z])|\d|[$€£¥])",
     r"更正", r"改成", r"改为", r"搬到", r"搬去", r"搬家", r"不再", r"换成",
-    r"(?:提高|提升|增加|降低|降|减少|调整|推迟|延期|延到|提前|改|放慢|加快|缩短|延长|放宽|收紧)(?:到|为|成|至)",
+    r"(?:提高|提升|增加|降低|降|减少|调整|推迟|延期|延到|提前|改|放慢|加快|缩短|延长|放宽|收紧|挪|移|迁)(?:到|为|成|至)",
     r"改(?:去|在|用|订|签|约)",
     r"换(?:到|去|用)", r"不是[^，。！？]{1,12}而是",
     r"不是(?:[^，。！？\s了]{0,4}\d[^，。！？\s了]{0,6})了",  # round 11: "一个月2800 不是3200了": no longer that value
@@ -57,7 +57,8 @@ _CORRECTION_STRONG = any_of(
 _MOVED_ME = any_of(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|upgraded|downgraded|relocated) (?:me|us)\b",
                # round 9: someone else moved ("They've moved Mum downstairs.", "moved Dad to ward 4")
                r"\b(?:moved|transferred|relocated|swapped) (?:him|her|them|mum|mom|dad|(?-i:[A-Z])[a-z]+|(?:my|our) (?:mum|mom|dad|mother|father|son|daughter|gran|nan))\b(?! (?:and|to the shops)\b)",
-               r"\b(?:has|have|had|'s|’s) (?:moved|changed)\W*$")  # round 7: "Office has moved."
+               r"\b(?:has|have|had|'s|’s) (?:moved|changed)\W*$",  # round 7: "Office has moved."
+               r"搬完了")  # session 27: a move done ("搬完了！"): the new place follows
 # Admitting a mistake ("I'd misread it", "I got the dates wrong", 记错了): a correction when the
 # sentence is decisive anyway.
 _ADMISSION = any_of(
@@ -66,6 +67,10 @@ _ADMISSION = any_of(
     r"^\W*(?:misread|misspoke|mistyped|misremembered|miscounted|misheard|got (?:it|that) wrong)\b",  # round 7
     r"^\W*(?:the |my |our )?(?:\w+ ){1,2}(?:was|were|is|are) wrong\W*$", r"\bwhat am I saying\b", r"\bturns out\b",
     r"记错了", r"说错了", r"搞错了",
+    # session 27: a mix-up or a slip of the hand ("he says I had it mixed up", "I fat-fingered my asset
+    # tag, the last two digits are the other way round")
+    r"\b(?:had|got|have) (?:it|them|that|those|these|the \w+(?: \w+)?) (?:mixed|muddled) up\b", r"\bmix-?up\b",
+    r"\bfat[- ]?finger(?:ed)?\b", r"\btransposed\b", r"\b(?:the )?(?:other|wrong) way (?:round|around)\b",
 )
 # A verb of change followed by "to"/"until" ("raised the budget to 5,750"): a correction when
 # the sentence also carries a value (number, identifier, name) or another decisive signal.

@@ -56,7 +56,7 @@ from nanomem.text.noise import cut_masked_clauses
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.chatfix import recent_lines, starred_fix
 from nanomem.engines.offline.answer_style import is_style_request
-from nanomem.engines.offline.extract import is_self_introduction
+from nanomem.engines.offline.extract import is_identity_field, is_self_introduction
 from nanomem.text.overlap import distinctive, is_duplicate, phrases, tokens
 from nanomem.engines.offline.remainder import plan_corrected_line
 from nanomem.engines.offline.reslot import implied_correction
@@ -336,8 +336,8 @@ def route_fact(text: str) -> str:
     >>> route_fact("Keep your replies short"), route_fact("The landlord replies within a day")
     ('SOUL.md', 'memory/MEMORY.md')
     """
-    if _HEALTH.search(text):
-        return USER_MD  # "you must never forget: I'm allergic to X" is about the person
+    if _HEALTH.search(text) or is_identity_field(text):
+        return USER_MD  # "you must never forget: I'm allergic to X", session 27 "email = jo@x.org": the person
     if is_style_request(text) or (_SOUL.search(text) and (_ADDRESSED.search(text) or CJK_RUN.search(text))):
         return SOUL_MD
     if is_self_introduction(text) or topics_of(text, correction=True):

@@ -36,8 +36,9 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     is_narrative,
 )
 from nanomem.engines.offline.mail import message_body, subject_announces
-from nanomem.engines.offline.recase import name_casing, recased, restore, writes_lower_case
+from nanomem.engines.offline.recase import lowered, name_casing, recased, restore, shouted, writes_capitals, writes_lower_case
 from nanomem.engines.offline.sentences import has_name, split_sentences
+from nanomem.engines.offline.snippets import without_blocks
 from nanomem.engines.offline.terse import is_bare_amount, is_length_fragment
 from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_bare_name, is_bare_value, is_greeting
 from nanomem.store.sessions import content_text, message_time
@@ -52,7 +53,6 @@ NOT_A_CHAT_MODEL = (
 # it is about is the sentence before it.
 _POINTS_BACK = re.compile(r"\b(?:put|moved|pushed|changed|raised|lowered|switched|bumped|cut|upped) (?:them|it|those|that)\b|"
                           r"^\W*(?:they|it|those)(?:['’](?:re|s)| are| is| have| has)? (?:now |gone |going )", re.I)
-_FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # code blocks are pasted material, not statements
 # Round 11: a row of a pasted spreadsheet (cells between tabs) is material to work on, like a code block
 _SHEET_ROW = re.compile(r"^[^\t\n]*\t[^\n]*$", re.MULTILINE)
 
@@ -90,7 +90,9 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
             continue
         mail = message_body(text)  # round 11: without quoted lines, headers, a forward, a signature
         text = mail.body
-        lowered = bool(casing) and writes_lower_case(text)
+        capitals = writes_capitals(text)  # session 27: "IN 1974 WE HAD …" is judged as "in 1974 we had …"
+        text = lowered(text) if capitals else text
+        lower_case = bool(casing) and writes_lower_case(text)
         text = recased(text, casing or {})
         original, text = text, fold_hant(text)  # session 24: Traditional Chinese judged as Simplified
         # round 11: "Subject: Change of lodgings": the body's first decisive sentence is the correction
@@ -99,7 +101,8 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         style_before, previous_kept, previous_said, previous_kept_fact = False, "", "", ""
         previous = ""
         denied: list[str] = []  # values a sentence of this message denied ("…, not Halvorsen")
-        sentences = split_sentences(_SHEET_ROW.sub("", _FENCE.sub("\n", text)))
+        # a code block is material; session 27: but for its comments, identity fields and first-person lines
+        sentences = split_sentences(_SHEET_ROW.sub("", without_blocks(text)))
         for n, sentence in enumerate(sentences):
             if (is_greeting(previous) and is_bare_name(sentence)) or (previous and is_bare_condition(sentence)):
                 sentence = f"{previous} {sentence}"  # "Evening. Rhona Calloway.", "Wasps are a worry. Allergic."
@@ -142,8 +145,10 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         before = [fact for _, fact, _ in facts[start:]]
         if text != original:
             facts[start:] = [(mark, restore_hant(fact, text, original), said) for mark, fact, said in facts[start:]]
-        if lowered:
+        if lower_case:
             facts[start:] = [(mark, restore(fact), said) for mark, fact, said in facts[start:]]
+        if capitals:
+            facts[start:] = [(mark, shouted(fact), said) for mark, fact, said in facts[start:]]
     return facts
 
 

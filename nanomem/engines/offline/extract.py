@@ -22,6 +22,7 @@ from nanomem.engines.offline.correction_cues import has_correction_cue, tells_of
 from nanomem.engines.offline.informative import is_informative_statement, is_of_the_moment, without_durations
 from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import without_report_frame
+from nanomem.engines.offline.snippets import is_identity_field
 from nanomem.engines.offline.tasks import is_task_request
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.tense import is_narrative
@@ -105,7 +106,7 @@ _IDENTITY = any_of(
     r"\bcall me\b", r"\bI(?:'m| am) (?:a|an)\s+\w+", r"\bI(?:'m| am) \d+\b",
     r"\bI(?:'m| am) from\b", r"\bI (?:live|work|was born|grew up)\b", r"^\W*(?:live|work|based) (?:in|for|at) (?-i:[A-Z])", r"\bI(?:'m| am) based in\b",
     r"\bmy (?:wife|husband|partner|son|daughter|mother|father|dog|cat)(?:'s name)? is\b",
-    r"我叫", r"我的名字", r"(?:^|以后|就|你|可以|直接|都)叫我(?!去|来|做|帮|别|不要|起|一声|们)" + HAN_CLASS + r"{2,3}", r"我是(?!说|不是|否)", r"我住在", r"我来自", r"我在\S{1,12}工作", r"我的生日",
+    r"我叫", r"我的名字", r"(?:^|以后|就|你|可以|直接|都)叫我(?!去|来|做|帮|别|不要|起|一声|们)" + HAN_CLASS + r"{2,3}", r"我是(?!说|不是|否)", r"我住在", r"(?:现在|目前|如今)住(?!院)", r"我来自", r"我在\S{1,12}工作", r"我的生日",
 )
 # Case-sensitive: "I'm" followed by a capitalised word introduces the person ("Hey, I'm Sam Ode"),
 # and so does a name followed by "here" or "speaking" ("Hi, Rosa Lind here.").
@@ -203,7 +204,7 @@ _DECISION = any_of(
 # (deadline, due, remind me, 截止) are near-term only when no absolute date is given.
 _RELATIVE = any_of(
     r"\btoday\b", r"\btonight\b", r"\btomorrow\b", r"\bthis (?:week|weekend|morning|afternoon|evening)\b",
-    r"\bnext (?:week|" + _WEEKDAY + r")\b",
+    r"\bnext (?:week|" + _WEEKDAY + r")\b", r"\bthis coming " + _WEEKDAY + r"\b",  # session 27: "this coming Tuesday"
     r"\bby (?:" + _WEEKDAY + r"|noon|tonight|eod|end of)\b", r"\bin \d+ (?:minutes|hours|days)\b",
     r"\b(?:until|till|through|expires?(?: on)?)\s+(?:(?:this|next)\s+)?(?:" + _WEEKDAY + r"|tomorrow|"
     r"tonight|noon|the weekend|(?:the )?end of (?:the )?(?:day|week))\b",
@@ -218,12 +219,13 @@ _RELATIVE = any_of(
     r"\b(?:until|till|til)\s+(?:the|a|an|my|our|his|her|their)\s+(?:[a-z]+\s+){0,2}(?:comes?|arrives?|gets? here|"
     r"is back|turns? up|is fixed|is sorted|is done|is in)\b",
 )
-# A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二.
+# A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二; and, as the second pattern's alternation is not grouped (session 27:
+# kept so, the dev set leans on it), any weekday named: "from Monday", "Wednesday mornings".
 _RECURRING = any_of(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
                  r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
 # Session 25: a habit of weekends ("we usually ride out at weekends", 成日週末去): recurring, not this weekend.
 _HABIT = any_of(r"\b(?:usually|always|normally|often)\b[^.!?]{0,30}\b(?:at|on) (?:the )?weekends\b",
-                r"(?:经常|通常|平时|成日|每逢|逢)[^。！？，]{0,4}(?:周末|星期|礼拜)")
+                r"(?:经常|通常|平时|成日|每逢|逢|以后|今后)[^。！？，]{0,4}(?:周末|星期|礼拜)")  # session 27: 以后周末 lasts
 # Round 9: a reading given after a colon ("Weighed her today: 28 kg.", "今天上秤了：28公斤。").
 _READING = re.compile(r"[:：]\s*(?:[£$€¥]\s?\d[\d.,]*|\d[\d.,]*\s?(?:[A-Za-z]{1,6}|[\u4e00-\u9fff]{1,2}))\s*[.。!！]?\s*$")
 _DUE = any_of(r"\bdeadline\b", r"\bdue\b", r"截止")
@@ -318,9 +320,10 @@ def classify_sentence(sentence: str) -> str | None:
         or bool(_PLACE.search(sentence))
         or bool(_IDENTIFIER.search(sentence)) or (bool(HAN_CHAR.search(sentence)) and named)  # round 8: 《书名》, CATTI
         or dated
-        or bool(_RECURRING.search(sentence) or _HABIT.search(sentence))
+        # session 27: a weekday in one past occasion ("… on a Saturday night") is no habit
+        or (bool(_RECURRING.search(sentence) or _HABIT.search(sentence)) and not occasion)
         or (bool(_NUMBER.search(without_durations(sentence))) and _long_enough(sentence) and not year_story)  # session 25: "for 40 mins" measures an occasion
-        or standing or is_note_fragment(sentence) or is_label_note(sentence) or is_naming(sentence)
+        or standing or is_identity_field(sentence) or is_note_fragment(sentence) or is_label_note(sentence) or is_naming(sentence)
         or is_role_naming(sentence) or is_place_note(sentence) or bool(_VENUE.search(sentence) and has_name(sentence))
         or (named and not narrative and not is_of_the_moment(sentence) and bool(_FIRST_PERSON.search(sentence))
             and _long_enough(sentence))  # session 25: not "my aunt is watching Strictly again"

@@ -20,6 +20,17 @@ the agent's words are never a fact: they only tell which of the speaker's words 
 'foreman is shonagh beattie.'
 >>> recased("Foreman is shonagh beattie.", casing)  # a speaker who capitalises: nothing to learn
 'Foreman is shonagh beattie.'
+
+A speaker who types in capitals (session 27) defeats the same rules the other way round: every
+word looks alike, and a rule that reads "In 1974 we …" as a story does not read "IN 1974 WE …".
+:func:`writes_capitals` tells such a message and :func:`lowered` gives its words in lower case
+(identifiers with a digit stay as typed), so it is judged like a lower-case message; the fact
+kept goes back to capitals (:func:`shouted`), the speaker's own letters.
+
+>>> lowered("IN 1974 WE HAD A BLIZZARD, FLIGHT AC 1402")
+'in 1974 we had a blizzard, flight ac 1402'
+>>> writes_capitals("IN 1974 WE HAD A BLIZZARD"), writes_capitals("FYI: ETA 5PM"), writes_capitals("In 1974 WE HAD")
+(True, False, False)
 """
 
 from __future__ import annotations
@@ -29,7 +40,7 @@ from collections.abc import Iterable, Mapping
 
 from nanomem.vocab import COMMON_WORDS
 
-__all__ = ["name_casing", "recased", "restore"]
+__all__ = ["lowered", "name_casing", "recased", "restore", "shouted", "writes_capitals"]
 
 _WORD = re.compile(r"(?<![\w'’-])([A-Za-z][a-z]+)(?![\w'’-])")
 _CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][a-z]")
@@ -58,6 +69,24 @@ def writes_lower_case(text: str) -> bool:
     """Whether a message holds letters but no capitalised word (identifiers in capitals, like
     ``SK19 WRT``, do not count: they are typed as they are printed)."""
     return bool(re.search(r"[a-z]{3}", text)) and not _CAPITALISED.search(text)
+
+
+def writes_capitals(text: str) -> bool:
+    """Whether a message is typed in capitals: no lower-case letter and at least four words of
+    two or more capitals (so "FYI: ETA 5PM" or a code in capitals is no such message)."""
+    return not re.search(r"[a-z]", text) and len(re.findall(r"(?<![\w'’])[A-Z]{2,}(?![\w])", text)) >= 4
+
+
+def lowered(text: str) -> str:
+    """A message typed in capitals with its words in lower case; a word with a digit (an
+    identifier, "3RD") is kept as typed."""
+    return re.sub(r"(?<![\w'’-])[A-Z][A-Z'’]*(?![\w-])", lambda m: m.group(0).lower(), text)
+
+
+def shouted(fact: str) -> str:
+    """A fact judged on :func:`lowered` text, back in the speaker's capitals (every letter of
+    the message was a capital)."""
+    return fact.upper()
 
 
 def recased(text: str, casing: Mapping[str, str]) -> str:

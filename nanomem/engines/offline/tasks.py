@@ -34,6 +34,9 @@ _TASK = any_of(
     # round 11: a how-to asked once ("你教教我那个菜咋做", "teach me how to fold it")
     r"^\W*(?:(?:好的?|那|嗯|对了)[，,\s]*)?(?:你|请你?)?(?:教教我|教我|告诉我)[^，,。！？]{0,16}?(?:咋|怎么|如何)",
     r"^\W*(?:(?:ok(?:ay)?|so|now|and|please)[\s,]+)*(?:(?:could|can|would|will) you (?:please )?)?(?:teach|show) me how\b",
+    # session 27: help asked with a piece of work ("can you help me write a card for …", no "?")
+    r"^\W*(?:(?:ok(?:ay)?|so|now|and|please)[\s,]+)*(?:(?:could|can|would|will) you (?:please )?)?help (?:me|us) (?:to )?"
+    r"(?:write|draft|make|plan|pick|choose|word|fill in|sort out|work out|figure out)\b",
 )
 SUM = re.compile(r"^\W*(?:(?:could|can|would|will) you (?:please )?)?(?:convert|work out|add up|tot up|total up)\b"
                   r"[^.!?]{0,30}\d", _I)

@@ -44,8 +44,14 @@ _OUTPUT = re.compile(
     r"notes?|letters?|invoices?|estimates?|units?)\b(?!\s+(?:is|are|was|were)\b)", _I)
 _PRONOUNS = frozenset("i you he she it we they me him her us them this that these those there the a an my your "
                       "his its our their is are was were be been am will would can could should may might".split())
-_CONDITION_ON_YOU = re.compile(r"^\W*(?:when|whenever|if|once|any time)\s+(?:you|you're|you’re|I ask you|I ask)\b[^,;]{3,80}[,;]\s*"
-                               r"(?:then\s+)?(?:please\s+)?(?P<verb>[a-z]+)\b", _I)
+# Session 27: the clause may end without a comma before "please" ("when you explain it please one step at a time").
+_CONDITION_ON_YOU = re.compile(r"^\W*(?:when|whenever|if|once|any time)\s+(?:you|you're|you’re|I ask you|I ask)\b[^,;]{3,80}?"
+                               r"(?:[,;]\s*|\s+(?=please\b))(?:then\s+)?(?:please\s+)?(?P<verb>[a-z]+)\b", _I)
+# Session 27: a request, then the agent's own act it holds for ("please no fancy words when you answer").
+_AGENT_ACT = (r"(?:answer|reply|respond|explain|write|talk|tell|show|give|send|draft|list|summari[sz]e|translate|"
+              r"remind|suggest|describe|quote|text|message)")
+_PLEASE_WHEN_YOU = re.compile(r"\bplease\b[^.!?]{2,80}?\bwhen(?:ever)?\s+(?:you|u)\s+" + _AGENT_ACT + r"\b", _I)
+_ZH_FROM_NOW = re.compile(r"^(?:以后|今后|往后)")  # session 27: "from now on" makes 帮我/给我 a standing request
 _NAME_RUN = r"(?-i:[A-Z][a-z'’-]+)(?: (?-i:[A-Z][a-z'’-]+)){1,2}"
 _ROLE_IS = re.compile(r"^\W*(?:the |our |(?-i:[A-Z]?[a-z]+ )?)?(?-i:[A-Za-z][a-z]+)(?:['’]s| is) (?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?"
                       r"(?P<name>" + _NAME_RUN + r")\s*(?:[.,;!]|$)")
@@ -146,7 +152,11 @@ def is_conditional_instruction(sentence: str) -> bool:
     (False, True)
     """
     if HAN_CHAR.search(sentence):
-        return bool(_ZH_REQUEST.search(sentence) and (_ZH_ABOUT_OUTPUT.match(sentence) or "的时候" in sentence))
+        rest = _ZH_FROM_NOW.sub("", sentence)
+        asked = _ZH_REQUEST.search(sentence) or (rest != sentence and re.search(r"帮我|给我", rest))
+        return bool(asked and (_ZH_ABOUT_OUTPUT.match(rest) or "的时候" in sentence))
+    if _PLEASE_WHEN_YOU.search(sentence):
+        return True
     found = _CONDITION_ON_YOU.match(sentence)
     if not found:
         return False
