@@ -8,7 +8,7 @@ a statement, so :func:`block_statements` reads only three kinds of line, each ju
 the ordinary sentence rules, like any sentence of the message:
 
 - a **comment** in words (after ``#``, ``//``, ``--`` or ``;`` at the start of a line or after a
-  space, at least three words of letters): "home box in Whanganui, I run pg locally";
+  space, at least five words of letters): "home box in Whanganui, I run pg locally";
 - an **identity field**, a key that names a person (name, email, author, owner …) and a value that
   is a capitalised name or an address (:func:`is_identity_field`): ``name = Ffion Brinkerhoff``;
 - a line in the speaker's **first person** (I, me, my, we, our) written in words, not code: a row of
@@ -65,7 +65,7 @@ def block_statements(body: str) -> list[str]:
             statements.append(line.strip())
             continue
         comment = _COMMENT.search(line)
-        if comment and _words(comment.group("text")) >= 3:
+        if comment and _words(comment.group("text")) >= 5:  # a shorter comment labels the code
             statements.append(comment.group("text"))
             continue
         text = line.strip()
