@@ -132,3 +132,42 @@ def test_a_chinese_move_done_then_the_new_home_is_a_correction() -> None:
 
 def test_a_chinese_report_frame_ends_at_a_pause() -> None:
     assert classify_sentence("教练今天在群里说了 训练以后挪到体育馆三楼") == "correction"
+
+
+# --- asking without a question mark ------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "how far is a 3 hour hike roughly",
+    "do I need to bring 2 towels to the spa",
+    "对了 你那个签证3号办了没",
+    "周五的课要带2个计算器吗",
+])
+def test_a_question_without_its_mark_is_no_fact(sentence: str) -> None:
+    assert classify_sentence(sentence) is None
+
+
+def test_a_statement_before_an_unmarked_chinese_question_is_kept() -> None:
+    assert extract_facts(["我有哮喘 一直用沙丁胺醇气雾剂 那边药店能买到吗"]) == [
+        ("permanent", "我有哮喘 一直用沙丁胺醇气雾剂")]
+    assert classify_sentence("when I was little we lived in Rome for 6 years") is not None  # a clause of when, no question
+
+
+# --- more shapes: a frame before a colon, a leave-taking, a self-introduction label, ground rules
+
+def test_what_was_done_this_morning_before_a_colon_is_the_frame() -> None:
+    # its time word says when the work was done, not that the fact is near-term
+    assert classify_sentence("deployed the upgrade this morning: every node runs Redis 7.2 now and the old 6.2 "
+                             "images are deleted.") in {"durable", "correction"}
+
+
+def test_a_leave_taking_is_no_fact() -> None:
+    assert classify_sentence("I better go and wait for the plumber.") is None
+
+
+def test_a_self_introduction_by_its_label_is_identity() -> None:
+    assert classify_sentence("先报个名：林语桐，川大法学大二，以后论文全靠你了") == "permanent"
+    assert classify_sentence("quick intro: Mira Sandoval, I run a bike shop in Tucson") == "permanent"
+
+
+def test_ground_rules_for_the_agent_are_a_style_request() -> None:
+    assert is_style_request("ground rules, since we will talk a lot: summary first, details after.")

@@ -98,6 +98,8 @@ _DIRECTIVE_ZH = re.compile(
     r"|就[^，。！？]{0,8}?(?:这么|这样)(?:排|说|写|列|弄|来)"  # round 11: "就一二三这么排": do it this way
 )
 
+# Session 27: rules for the agent announced by a label ("ground rules, since you'll see a lot of me: code first, …")
+_RULES_FOR_YOU = re.compile(r"^\W*(?:(?:some|a few|my|our)\s+)?(?:ground|house|basic)\s+rules\b[^:：]{0,60}[:：]\s*\S", _I)
 # Round 11: a form asked for one thing handed over after a colon ("title case for the list pls: ana, bo, cy")
 _FOR_THIS = re.compile(r"\bfor (?:the|this|these|that|those|my|our) [\w' -]{1,30}[:：]\s*\S")
 
@@ -115,7 +117,8 @@ def is_style_request(sentence: str) -> bool:
     """
     if _SUM.search(sentence) or _FOR_THIS.search(sentence):
         return False  # round 8: "Could you work out how much 3 yards is in cm?": a sum asked once, not a form
-    if is_output_note(sentence) or is_conditional_instruction(without_opener(sentence)) or is_reminder_rule(sentence):
+    if (is_output_note(sentence) or is_conditional_instruction(without_opener(sentence)) or is_reminder_rule(sentence)
+            or _RULES_FOR_YOU.search(sentence)):
         return True  # round 8: "Replies short.", "When you quote a price, round it up."; round 9: "Oh and when you …", "the day before"
     if HAN_CHAR.search(sentence):
         return bool(_STYLE_ZH.search(sentence) and _DIRECTIVE_ZH.search(sentence))

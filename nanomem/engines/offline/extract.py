@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from nanomem.engines.offline.asking import asks_without_mark, statement_before_asking
 from nanomem.engines.offline.asks import LEAD_TIME_REMINDER
 from nanomem.engines.offline.chatfix import is_own_statement_zh
 from nanomem.engines.offline.answer_style import is_style_request
@@ -106,7 +107,10 @@ _IDENTITY = any_of(
     r"\bcall me\b", r"\bI(?:'m| am) (?:a|an)\s+\w+", r"\bI(?:'m| am) \d+\b",
     r"\bI(?:'m| am) from\b", r"\bI (?:live|work|was born|grew up)\b", r"^\W*(?:live|work|based) (?:in|for|at) (?-i:[A-Z])", r"\bI(?:'m| am) based in\b",
     r"\bmy (?:wife|husband|partner|son|daughter|mother|father|dog|cat)(?:'s name)? is\b",
-    r"我叫", r"我的名字", r"(?:^|以后|就|你|可以|直接|都)叫我(?!去|来|做|帮|别|不要|起|一声|们)" + HAN_CLASS + r"{2,3}", r"我是(?!说|不是|否)", r"我住在", r"(?:现在|目前|如今)住(?!院)", r"我来自", r"我在\S{1,12}工作", r"我的生日",
+    r"我叫", r"我的名字", r"(?:^|以后|就|你|可以|直接|都)叫我(?!去|来|做|帮|别|不要|起|一声|们)" + HAN_CLASS + r"{2,3}", r"我是(?!说|不是|否)", r"我住在", r"(?:现在|目前|如今)住(?!院)", r"我来自",
+    # session 27: a self-introduction by its label, then the name ("先报个名：…", "quick intro: Ana Lima, …")
+    r"(?:报个名|报下名|自我介绍一?下?|介绍一下(?:我)?自己)[：:，,\s]*" + HAN_CLASS + r"{2,4}",
+    r"^\W*(?:(?:a )?quick |brief |short )?(?:intro(?:duction)?|about me)\s*[:：]\s*(?-i:[A-Z][a-z]+)", r"我在\S{1,12}工作", r"我的生日",
 )
 # Case-sensitive: "I'm" followed by a capitalised word introduces the person ("Hey, I'm Sam Ode"),
 # and so does a name followed by "here" or "speaking" ("Hi, Rosa Lind here.").
@@ -276,7 +280,7 @@ def classify_sentence(sentence: str) -> str | None:
     preference = style or bool(_PREFERENCE.search(sentence))
     if is_retraction(sentence):
         return None  # "It's not the Perkins I thought.": takes back a value, gives none
-    if _QUESTION.search(sentence) and not (
+    if (_QUESTION.search(sentence) or asks_without_mark(sentence)) and not (  # session 27: or put as one
             style or _ASKED_PREFERENCE.search(sentence) or re.match(r"\s*please\b", sentence, _I)
             or _KEEPING_REQUEST.search(sentence)):
         return None  # a question asks for an answer, unless it asks for a way of answering
@@ -357,6 +361,10 @@ def fact_part(sentence: str) -> str:
     rest = without_secret(sentence)
     if rest is not None:
         return rest
+    if not _QUESTION.search(sentence) and classify_sentence(sentence) is None:
+        lead = statement_before_asking(sentence)  # session 27: "…硝苯地平 一天一片 那边能开吗"
+        if lead and classify_sentence(lead) is not None:
+            return lead
     if _QUESTION.search(sentence) and classify_sentence(sentence) is None:
         lead = statement_before_question(sentence)
         if lead and not _CONDITIONAL.search(lead) and classify_sentence(lead) == "permanent":

@@ -54,7 +54,8 @@ _ASKING = re.compile(
 # business, not a standing fact (kept only with a value: a digit or a name).
 _PLAN = re.compile(
     r"\b(?:i['’]?ll|i will|we['’]ll|we will|i['’]?m going to|we['’]re going to|i['’]?m gonna|gonna|"
-    r"let me|let['’]s|i['’]?m off|we['’]re off|reminds? me)\b", _I)
+    r"let me|let['’]s|i['’]?m off|we['’]re off|reminds? me|"
+    r"(?:i['’]?d |i had |we['’]?d )?better (?:go|get going|run|dash|be off)|got to go|gotta go)\b", _I)  # session 27: a leave-taking
 # The past, judged strictly: a past form that is not a participle after a form of "be" or
 # "have" ("the business is called …", "I'm retired", "we've moved"), or a past adverbial.
 _PAST_FORM = re.compile(

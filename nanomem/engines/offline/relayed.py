@@ -64,7 +64,9 @@ _NEWS = re.compile(
     r"|(?:the |my |our )?[a-z]+ (?:sorted|fixed|corrected|redid|rechecked|changed) (?:my|our|the) [a-z]+)\W*$", _I)
 _FRAME_EN = re.compile(
     r"^\W*(?:the |my |our )?(?:\w+ ){0,2}\w+ (?:rang|phoned|called|emailed|texted|wrote|said|told me)"
-    r"(?: (?:today|tonight|this morning|this afternoon|this evening|earlier))?\s*[,:]\s*", _I)
+    r"(?: (?:today|tonight|this morning|this afternoon|this evening|earlier))?\s*[,:]\s*"
+    # session 27: what was done, and when, before a colon ("merged the upgrade PR this morning: every service …")
+    r"|^\W*(?:\w+ ){0,3}?\w+ed\b[^:,.!?]{0,40}?\b(?:today|this morning|this afternoon|earlier today|last night)\s*:\s*", _I)
 _FRAME_ZH = re.compile(r"^[^，,。！？：:]{1,14}?(?:说|讲|通知|告诉我|来电话|打电话来)[了]?(?:[，,：:]\s*|\s+)"  # session 27: or a pause
                        # round 11: the pause of voice input for a comma ("丽娜今天给我打电话 说她…")
                        r"|^[^，,。！？：:\s]{1,14}?(?:打(?:了个?)?电话|来(?:了个?)?电话|来(?:了个?)?短信)(?:了)?\s+(?:说)?")
