@@ -88,8 +88,9 @@ def test_a_weekday_in_one_past_occasion_is_no_habit() -> None:
     assert classify_sentence("Choir is on Friday nights at the chapel.") == "durable"
 
 
-def test_this_coming_weekday_is_near_term() -> None:
+def test_this_coming_weekday_is_near_term_but_a_birthday_is_kept() -> None:
     assert classify_sentence("This coming Thursday the school is holding a bake sale and I said I would help.") == "ephemeral"
+    assert classify_sentence("also Priya's birthday is on Thursday, this coming Thursday, and I have nothing") != "ephemeral"
 
 
 # --- junk: an apology for what is sent, help asked with a piece of work, a token typed by mistake
@@ -171,3 +172,17 @@ def test_a_self_introduction_by_its_label_is_identity() -> None:
 
 def test_ground_rules_for_the_agent_are_a_style_request() -> None:
     assert is_style_request("ground rules, since we will talk a lot: summary first, details after.")
+
+
+def test_a_chinese_home_without_its_subject_corrects_the_old_home() -> None:
+    from nanomem.engines.offline.dream import find_corrected
+
+    files = {"USER.md": "# User\n\n## Facts\n- 我现在住西区三号楼，八人间，晚上十一点熄灯\n",
+             "memory/MEMORY.md": "# Memory\n\n## Facts\n- 我考研想考浙江大学\n"}
+    found = find_corrected("终于从八人间出来了 现在住东苑五号楼 两人间", files)
+    assert found == ("USER.md", "- 我现在住西区三号楼，八人间，晚上十一点熄灯")
+
+
+def test_an_ongoing_job_at_weekends_is_a_habit_not_this_weekend() -> None:
+    assert classify_sentence("周末我在做兼职 教两个小孩英语 一小时90") == "durable"
+    assert classify_sentence("周末我在家休息") == "ephemeral"

@@ -39,7 +39,8 @@ _TOPICS: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         re.compile(
             _PERSON_START + r"(?:lives?|living|resides?|residing|based)\b"
             r"|\b(?:I|we)(?:'m|'re| am| are)?(?: now| currently| still)? (?:live|living|reside|residing|based)\b"
-            r"|\bmy (?:new )?(?:home|address)\b|我(?:们)?(?:现在)?住|我家在", re.I),
+            r"|\bmy (?:new )?(?:home|address)\b|我(?:们)?(?:现在)?住|我家在"
+            r"|(?:^|[\s，,。！!])(?:现在|目前|如今)住(?!院)", re.I),  # session 27: the subject left out ("现在住芙蓉四")
         re.compile(
             r"\b(?:I|we)(?:'ve| have)?(?: just| recently| finally| now| also)? (?:moved|relocated)\b"
             r"(?! (?:the|our|my|his|her|their|its|it|them|a|an|this|that|these|those|some|all)\b)"

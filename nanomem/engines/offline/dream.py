@@ -418,7 +418,7 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             related = bool(marks & (distinctive(line) | theirs)) or len(shared) >= 2 or by_topic
             score = len(shared) / max(1, len(words))  # a topic tag stands for a word of the line
             same_subject = bool(phrases(correction) & phrases(line))
-            close = related and (score >= CORRECTION_THRESHOLD or same_subject)
+            close = related and (score >= CORRECTION_THRESHOLD or same_subject or by_topic)  # session 27: a topic of the person
             plain = _COMMENT.sub("", line)
             family = bool(identifier_families(correction).keys() & identifier_families(plain).keys())
             # round 11: a word of the same family of booked places counts as shared ("hotel" for "guest house")

@@ -208,7 +208,7 @@ _DECISION = any_of(
 # (deadline, due, remind me, 截止) are near-term only when no absolute date is given.
 _RELATIVE = any_of(
     r"\btoday\b", r"\btonight\b", r"\btomorrow\b", r"\bthis (?:week|weekend|morning|afternoon|evening)\b",
-    r"\bnext (?:week|" + _WEEKDAY + r")\b", r"\bthis coming " + _WEEKDAY + r"\b",  # session 27: "this coming Tuesday"
+    r"\bnext (?:week|" + _WEEKDAY + r")\b",
     r"\bby (?:" + _WEEKDAY + r"|noon|tonight|eod|end of)\b", r"\bin \d+ (?:minutes|hours|days)\b",
     r"\b(?:until|till|through|expires?(?: on)?)\s+(?:(?:this|next)\s+)?(?:" + _WEEKDAY + r"|tomorrow|"
     r"tonight|noon|the weekend|(?:the )?end of (?:the )?(?:day|week))\b",
@@ -229,7 +229,8 @@ _RECURRING = any_of(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[
                  r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
 # Session 25: a habit of weekends ("we usually ride out at weekends", 成日週末去): recurring, not this weekend.
 _HABIT = any_of(r"\b(?:usually|always|normally|often)\b[^.!?]{0,30}\b(?:at|on) (?:the )?weekends\b",
-                r"(?:经常|通常|平时|成日|每逢|逢|以后|今后)[^。！？，]{0,4}(?:周末|星期|礼拜)")  # session 27: 以后周末 lasts
+                r"(?:经常|通常|平时|成日|每逢|逢|以后|今后)[^。！？，]{0,4}(?:周末|星期|礼拜)",  # session 27: 以后周末 lasts
+                r"(?:周末|礼拜天|星期天)[^。！？，\s]{0,3}(?:都在|在做|在教|在打)")  # session 27: an ongoing job at weekends
 # Round 9: a reading given after a colon ("Weighed her today: 28 kg.", "今天上秤了：28公斤。").
 _READING = re.compile(r"[:：]\s*(?:[£$€¥]\s?\d[\d.,]*|\d[\d.,]*\s?(?:[A-Za-z]{1,6}|[\u4e00-\u9fff]{1,2}))\s*[.。!！]?\s*$")
 _DUE = any_of(r"\bdeadline\b", r"\bdue\b", r"截止")
@@ -257,6 +258,8 @@ _ASKED_PREFERENCE = any_of(r"\bI (?:really )?(?:prefer|like|love|hate|dislike)\b
 _NUMBER = re.compile(r"\d")
 _OPENING_YEAR = re.compile(r"^\W*(?:(?:back|way back|oh|so|and)\s+)*(?:in|during|around)\s+(?:19|20)\d\d\b", _I)
 _QUESTION = re.compile(r"[?？]\s*$")
+_THIS_COMING = re.compile(r"\bthis coming " + _WEEKDAY + r"\b", _I)
+_YEARLY = re.compile(r"\b(?:birthday|anniversary)\b|生日|纪念日", _I)  # a yearly occasion's day is worth keeping
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|we|we're|we’re|our|us)\b", _I)
 def classify_sentence(sentence: str) -> str | None:
     """The mark of a decisive sentence, or ``None`` for small talk and noise (pure).
@@ -299,6 +302,8 @@ def classify_sentence(sentence: str) -> str | None:
     starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
     dated = bool(_DATE.search(sentence))
     relative = _RELATIVE.search(without_report_frame(sentence))  # round 9: "院长今天开会说，…": when the news came
+    if not relative and not _YEARLY.search(sentence):
+        relative = _THIS_COMING.search(sentence)  # session 27: "this coming Tuesday", not a birthday's day
     if relative and _EARLIER_TODAY.search(sentence) and _TRANSACTION.search(sentence) and not _RELATIVE.search(
             _EARLIER_TODAY.sub(" ", sentence)):
         relative = None  # "I booked the hall this morning, ref 48-K": done, not a reminder
