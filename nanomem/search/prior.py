@@ -1,11 +1,13 @@
-"""Three priors on a search's candidates: how much an archived turn says, whether it holds
-the kind of answer the question asks for, and whether the question names its speaker.
+"""Priors on a search's candidates: how much an archived turn says, whether it holds (or
+replies to a question asking for) the kind of answer the question asks for, whether it reports
+a change when the question asks for a value as it is now, and whether the question names its
+speaker.
 
-All three multiply a candidate's relevance after the session window and before any fusion with the
+All of them multiply a candidate's relevance after the session window and before any fusion with the
 vectors (they correct the BM25 ranking), and so before the boost and the recency prior of
 :func:`nanomem.search.rank.score_hit`::
 
-    relevance' = relevance × length × answer × speaker
+    relevance' = relevance × length × answer × asked × change × speaker
 
 - ``length`` (archived turns only): ``min(1, units / LENGTH_FULL)``, where ``units`` counts the
   turn's Latin words that are not stop words plus half its CJK characters. BM25 normalises by
@@ -36,6 +38,21 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   answering: the turn that says "I tripped over the hose on Wednesday" shares no word with
   "on what date did she fall?", and among the turns the window brings near, the one with a day
   in it is the likelier answer.
+- ``asked`` (archived turns only, since stop 27): :data:`ANSWER_BOOST` when the turn before it
+  in its session (``docs.near``) ends with a question asking for the same kind of answer as the
+  query (a time, an amount or a name: "what's wrong? when?", 考了几分？), 1 otherwise. The
+  other speaker's question is the surest sign that a short reply ("the 17th of March now", "98",
+  两千六) answers the same question.
+- ``change`` (since stop 27): :data:`ANSWER_BOOST` when the question asks for a value as it is
+  now or as it ended up ("now", "currently", "these days", "end up", "eventually", "finally",
+  "in the end", "most recent", "latest", 现在, 最后, 后来, 最终, 目前) and the text reports a
+  change ("instead", "change of plan", "changed", "switched", "moved", "rebooked", "bumped",
+  "postponed", "cancelled", "renamed", "swapped", "replaced", "no longer", "anymore", "now",
+  改, 换, 变, 推迟, 取消); 1 otherwise. A fact that changed is asked about in the old value's
+  words ("where did they end up going on holiday in May?" for "we're going to Lisbon in May!"),
+  and the turn with the new value says little but the change ("we've switched it all to Porto
+  instead"). A question for the first or original value ("before", "originally") is not cued:
+  its answer is the old value.
 
 >>> plan_length_prior("good news?"), plan_length_prior("I finished in 2:04:37, five minutes better than hoped")
 (0.16666666666666666, 0.6666666666666666)
@@ -79,6 +96,12 @@ _NAME_QUESTION = re.compile(  # "who" asks only at the start or after a preposit
     r"|book|song|team|company|street|island|brand|make|school)\b")
 _NAME_TEXT = re.compile(r"(?<![.!?]\s)(?<=\s)([A-Z][\w'’-]+)")  # capitalised, not a sentence's first word
 _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d", "OK", "Ok"})
+_CHANGE_QUESTION = re.compile(  # asks for the value as it is now, or as it ended up
+    r"\b(now|currently|current|these days|end(ed|s)? up|eventually|finally|final|in the end"
+    r"|most recent(ly)?|latest)\b|现在|最后|后来|最终|目前")
+_CHANGE_TEXT = re.compile(  # reports that something changed
+    r"\b(instead|change of plan|changed?|switch(ed)?|moved?|rebook(ed)?|bump(ed)?|postponed?"
+    r"|cancell?ed|renamed?|swap(ped)?|replaced?|no longer|any ?more|now)\b|改|换|变|推迟|取消")
 _AMOUNT_TEXT = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
     r"|fifty|hundred|thousand|dozen|half)\b|[两二三四五六七八九十百千万]")
@@ -112,6 +135,40 @@ def plan_answer_cue(query: str) -> re.Pattern[str] | None:
     if _NAME_QUESTION.search(folded):
         return _NAME_TEXT
     return None
+
+
+def plan_asked_cue(near: str) -> re.Pattern[str] | None:
+    """The answer cue of the question that ``near`` (the end of the previous turn) ends with;
+    ``None`` when it does not end with ``?`` or ``？`` or asks for none of the kinds (pure).
+
+    >>> plan_asked_cue("Oh no. To when?") is plan_answer_cue("When is it?")
+    True
+    >>> plan_asked_cue("I asked when. Fine.") is None, plan_asked_cue("Is it nice?") is None
+    (True, True)
+    """
+    near = near.rstrip()
+    if not plan_replies(near):
+        return None
+    return plan_answer_cue(re.split(r"(?<=[.!。！？?\n])", near[:-1])[-1])
+
+
+def plan_asks_change(query: str) -> bool:
+    """Whether ``query`` asks for a value as it is now or as it ended up (pure).
+
+    >>> plan_asks_change("Where does Dan work now?"), plan_asks_change("Where did Dan work first?")
+    (True, False)
+    """
+    return bool(_CHANGE_QUESTION.search(terms.normalise(query)))
+
+
+def plan_change_prior(asks: bool, text: str) -> float:
+    """:data:`ANSWER_BOOST` when the question ``asks`` for a changed value and ``text`` reports
+    a change, else 1 (pure).
+
+    >>> plan_change_prior(True, "we've switched it all to Porto instead"), plan_change_prior(True, "Lisbon in May!")
+    (1.5, 1.0)
+    """
+    return ANSWER_BOOST if asks and _CHANGE_TEXT.search(terms.normalise(text)) else 1.0
 
 
 def plan_answer_prior(cue: re.Pattern[str] | None, text: str) -> float:
@@ -168,22 +225,29 @@ def plan_replies(near: str) -> bool:
 
 def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, float, str]],
                 query: str, replies: frozenset[int] = frozenset(),
-                names: Mapping[int, str | None] | None = None) -> dict[int, float]:
-    """Each candidate's relevance × its length, answer and speaker priors (pure); ``docs`` maps
-    a rowid to its ``(source, content units, text)`` (the text is needed only when the question
-    asks for a time, an amount or a name), ``names`` an archived turn's rowid to its speaker.
+                names: Mapping[int, str | None] | None = None,
+                asked: Mapping[int, re.Pattern[str] | None] | None = None) -> dict[int, float]:
+    """Each candidate's relevance × its length, answer, asked, change and speaker priors (pure);
+    ``docs`` maps a rowid to its ``(source, content units, text)`` (the text is needed only when
+    the question asks for a time, an amount, a name or a changed value), ``names`` an archived
+    turn's rowid to its speaker, ``asked`` an archived turn's rowid to the answer cue of the
+    question the turn before it asked (:func:`plan_asked_cue`).
 
     >>> plan_priors({1: 2.0, 2: 2.0}, {1: ("archive", 1.0, "Oh?"), 2: ("file", 1.0, "- Oh?")}, "when?")
     {1: 0.16666666666666666, 2: 2.0}
     """
     cue = plan_answer_cue(query)
+    change = plan_asks_change(query)
     named = {name: plan_named(query, name) for name in set((names or {}).values())}
     out: dict[int, float] = {}
     for rowid, score in relevance.items():
         source, units, text = docs.get(rowid, ("", LENGTH_FULL, ""))
         factor = plan_answer_prior(cue, text) if cue is not None else 1.0
+        factor *= plan_change_prior(change, text)
         if source == "archive":
             factor *= plan_length(units, replies=rowid in replies)
+            if cue is not None and (asked or {}).get(rowid) is cue:
+                factor *= ANSWER_BOOST
             if named.get((names or {}).get(rowid)):
                 factor *= SPEAKER_BOOST
         out[rowid] = score * factor
@@ -192,21 +256,27 @@ def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, fl
 
 def read_priors(db: sqlite3.Connection, relevance: Mapping[int, float], query: str) -> dict[int, float]:
     """:func:`plan_priors` over the index's documents: each one's source, content units
-    (``docs.units``, counted when it was indexed) and speaker, and its text only for a
-    question that asks for a time, an amount or a name."""
+    (``docs.units``, counted when it was indexed) and speaker, its text only for a question
+    that asks for a time, an amount, a name or a changed value, and the whole end of the
+    previous turn (``docs.near``) only for one that asks for a time, an amount or a name."""
     rowids = list(relevance)
-    text = "body" if plan_answer_cue(query) is not None else "''"
+    cued = plan_answer_cue(query) is not None
+    text = "body" if cued or plan_asks_change(query) else "''"
+    near = "near" if cued else "substr(rtrim(near), -1)"
     docs: dict[int, tuple[str, float, str]] = {}
     replies: set[int] = set()
     names: dict[int, str | None] = {}
+    asked: dict[int, re.Pattern[str] | None] = {}
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
-        sql = (f"SELECT rowid, source, units, {text}, substr(rtrim(near), -1), name FROM docs "
+        sql = (f"SELECT rowid, source, units, {text}, {near}, name FROM docs "
                f"WHERE rowid IN ({','.join('?' * len(part))})")
-        for rowid, source, units, body, last, name in db.execute(sql, part):
+        for rowid, source, units, body, before, name in db.execute(sql, part):
             docs[rowid] = (source, units, body)
             if source == "archive":
                 names[rowid] = name
-            if plan_replies(last or ""):
+                if cued:
+                    asked[rowid] = plan_asked_cue(before or "")
+            if plan_replies(before or ""):
                 replies.add(rowid)
-    return plan_priors(relevance, docs, query, frozenset(replies), names)
+    return plan_priors(relevance, docs, query, frozenset(replies), names, asked)

@@ -1,0 +1,85 @@
+"""Search priors of stop 27 (nanomem.search.prior): a reply to a question that asks for the
+same kind of answer as the query, and a turn that reports a change when the query asks for a
+value as it is now or as it ended up."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanomem.memory import Memory
+from nanomem.search import prior
+from tests.search_fixtures import mem, say  # noqa: F401 (a fixture)
+
+
+def test_search_prefers_the_reply_to_a_question_of_the_asked_kind(mem: Memory) -> None:
+    answer = "the 14th of June, at the same hotel"
+    other = "the whole of Saturday, at the same shop"  # holds a day too, but answers "was it hard?"
+    say(mem, ["my sister's wedding got moved", "oh no, to when?", answer], key="a", day=1)
+    say(mem, ["my sister's wedding got sorted", "oh no, was it hard?", other], key="b", day=8)
+
+    texts = [h.text for h in mem.search("When is her sister's wedding?", k=6)]
+
+    assert texts.index(answer) < texts.index(other)
+
+
+def test_search_prefers_the_turn_reporting_a_change_for_a_now_question(mem: Memory) -> None:
+    changed = "the cottage fell through, so we switched to a barn in Devon instead"
+    planned = "the cottage has a wood stove, a hot tub and a long view of the lake"
+    say(mem, [changed], key="a", day=1)
+    say(mem, [planned], key="b", day=8)  # newer: the recency prior alone puts it first
+
+    assert [h.text for h in mem.search("Where is the holiday cottage now?", k=2)] == [changed, planned]
+    assert [h.text for h in mem.search("Where is the holiday cottage?", k=2)] == [planned, changed]
+
+
+@pytest.mark.parametrize(("near", "kind"), [
+    ("Oh no. To when?", "time"),
+    ("ok... when do you fly out then?", "time"),
+    ("太棒了！什么时候考的？", "time"),
+    ("考了多少分？", "amount"),
+    ("nice. how much was it?", "amount"),
+    ("ok! who's coming?", "name"),
+    ("I asked when. Fine.", None),  # not a question at its end
+    ("when you can. is it nice?", None),  # the last question asks for nothing
+    ("", None),
+])
+def test_prior_asked_cue_reads_the_question_the_turn_before_ends_with(
+        near: str, kind: str | None) -> None:
+    cues = {"time": "When is it?", "amount": "How much is it?", "name": "Who is it?"}
+    expected = prior.plan_answer_cue(cues[kind]) if kind else None
+    assert prior.plan_asked_cue(near) is expected
+
+
+@pytest.mark.parametrize(("query", "asks"), [
+    ("Where does Dan work now?", True),
+    ("Where did they end up going in May?", True),
+    ("What is the job she most recently accepted?", True),
+    ("In the end, how much is the mortgage?", True),
+    ("晓棠现在周末下午在玩什么运动？", True),
+    ("周宁暑假最后去哪里旅行?", True),
+    ("Which island had they first chosen?", False),  # the old value is asked for
+    ("What did the landlord originally ask for?", False),
+    ("On what date did they collect the keys to their new home?", False),
+    ("晓棠本来想去哪儿度假？", False),
+])
+def test_prior_asks_change_only_for_the_value_as_it_is_now(query: str, asks: bool) -> None:
+    assert prior.plan_asks_change(query) is asks
+
+
+@pytest.mark.parametrize(("text", "boost"), [
+    ("there's a strike so we've switched it all to Porto instead", prior.ANSWER_BOOST),
+    ("they've bumped it. it's now the 3rd of November", prior.ANSWER_BOOST),
+    ("签证来不及办，我们改成去泰国了", prior.ANSWER_BOOST),
+    ("Clara and I are going to Lisbon in May!", 1.0),
+])
+def test_prior_change_boost_when_the_text_reports_a_change(text: str, boost: float) -> None:
+    assert prior.plan_change_prior(True, text) == boost
+    assert prior.plan_change_prior(False, text) == 1.0
+
+
+def test_prior_asked_boost_multiplies_a_reply_to_the_same_kind_of_question() -> None:
+    cue = prior.plan_answer_cue("When is the wedding?")
+    docs = {1: ("archive", 12.0, "in June"), 2: ("archive", 12.0, "in June")}
+    scored = prior.plan_priors({1: 1.0, 2: 1.0}, docs, "When is the wedding?",
+                               names={1: None, 2: None}, asked={1: cue, 2: None})
+    assert scored == {1: prior.ANSWER_BOOST ** 2, 2: prior.ANSWER_BOOST}
