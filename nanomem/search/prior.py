@@ -238,7 +238,8 @@ def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, fl
     """
     cue = plan_answer_cue(query)
     change = plan_asks_change(query)
-    named = {name: plan_named(query, name) for name in set((names or {}).values())}
+    names, asked = names or {}, asked or {}
+    named = {name: plan_named(query, name) for name in set(names.values())}
     out: dict[int, float] = {}
     for rowid, score in relevance.items():
         source, units, text = docs.get(rowid, ("", LENGTH_FULL, ""))
@@ -246,9 +247,9 @@ def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, fl
         factor *= plan_change_prior(change, text)
         if source == "archive":
             factor *= plan_length(units, replies=rowid in replies)
-            if cue is not None and (asked or {}).get(rowid) is cue:
+            if cue is not None and asked.get(rowid) is cue:
                 factor *= ANSWER_BOOST
-            if named.get((names or {}).get(rowid)):
+            if named.get(names.get(rowid)):
                 factor *= SPEAKER_BOOST
         out[rowid] = score * factor
     return out

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import re
 
+from nanomem.vocab import HAN_CHAR
+
 __all__ = ["asks_without_mark", "statement_before_asking"]
 
 _OPENER = r"^\W*(?:(?:and|also|so|oh|ok|okay|but|um|uh|right|hey|hmm|haha|quick question)\W+)*"
@@ -44,7 +46,7 @@ _ZH_PARTICLE = re.compile(r"(?:吗|嗎|了没|了沒)[\s\W]*$")
 
 def asks_without_mark(sentence: str) -> bool:
     """Whether ``sentence``, with no question mark, is put as a question (see the module docstring)."""
-    if re.search(r"[\u4e00-\u9fff]", sentence):
+    if HAN_CHAR.search(sentence):
         return bool(_ZH_PARTICLE.search(sentence))
     return bool(_WH.search(sentence) or _INVERTED.search(sentence))
 
@@ -55,7 +57,7 @@ _ZH_CLAUSE_END = re.compile(r"[，,；;]\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u
 def statement_before_asking(sentence: str) -> str | None:
     """For a Chinese sentence that :func:`asks_without_mark`, the clauses before the one that
     asks, or None (an English question asks from its first word)."""
-    if not re.search(r"[\u4e00-\u9fff]", sentence) or not asks_without_mark(sentence):
+    if not HAN_CHAR.search(sentence) or not asks_without_mark(sentence):
         return None
     ends = list(_ZH_CLAUSE_END.finditer(sentence))
     if not ends:
