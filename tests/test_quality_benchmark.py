@@ -227,7 +227,7 @@ def test_load_conversations_splits_shipped_set_into_dev_and_heldout() -> None:
         "en-crane", "en-salon", "zh-vet", "en-arborist", "en-warehouse", "zh-uxdesign",
         "en-postmaster", "en-locations", "zh-snowbird", "en-dogwalker", "en-physio", "zh-tainan",
         "en-teenager", "en-homebaker", "zh-hongkong", "en-paralegal", "en-tailor", "zh-johor",
-        "en-backend", "en-curler", "zh-undergrad",
+        "en-backend", "en-curler", "zh-undergrad", "en-offshore", "en-caregiver", "zh-yiwu",
     }
     assert {c.id for c in dev} == analysed
     assert not analysed & {c.id for c in heldout}
