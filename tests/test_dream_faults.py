@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from nanomem import Memory
-from tests.dream_fixtures import Setup, add_fact, finish, make_setup, provider_over
+from nanomem.store.history import History
+from tests.dream_fixtures import Setup, add_fact, clock, finish, make_setup, provider_over
 from tests.fakellm import FakeLLM
 
 
@@ -24,6 +25,12 @@ def _dream_adding(setup: Setup, text: str, rel: str = "USER.md") -> object:
     fake.enqueue_tool_calls([add_fact(rel, text), finish()])
     with provider_over("mock", fake) as engine:
         return setup.dream(engine)
+
+
+def _history_falling_back_to_git(setup: Setup) -> History:
+    """A fresh History, as a new process builds it: its git fallback is the dream trailer."""
+    return History(setup.ws, setup.config, clock=clock,
+                   dream_cursor_fallback=setup.store.last_dream_cursor)
 
 
 # ---- item 9: stale dulwich lock files
@@ -70,14 +77,12 @@ def test_run_dream_rewrites_a_missing_or_damaged_dream_cursor_from_the_trailer(
         path.unlink()
     else:
         path.write_bytes(damage)
-    setup.reconfigure()  # a new process: a fresh History whose git fallback is the trailer
-    setup.history._fallback = setup.store.last_dream_cursor
+    setup.history = _history_falling_back_to_git(setup)  # a new process
     fake = FakeLLM()
     with provider_over("mock", fake) as engine:
         assert setup.dream(engine).status == "nothing_to_do"
     assert path.read_bytes() == b"1\n"
-    setup.reconfigure()
-    setup.history._fallback = setup.store.last_dream_cursor
+    setup.history = _history_falling_back_to_git(setup)
     caplog.clear()
     with caplog.at_level(logging.WARNING):
         assert setup.history.read_dream_cursor() == 1

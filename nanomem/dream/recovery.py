@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from nanomem.store.cursorfiles import read_cursor_file
+from nanomem.store.cursors import read_cursor_file
 from nanomem.store.workspace import Workspace
 from nanomem.versions.journaled import recover_journal
 from nanomem.versions.stalelocks import clear_stale_git_locks

@@ -1,7 +1,8 @@
 """The history log: ``memory/history.jsonl`` and its two cursors (DESIGN §1, §7, §9).
 
-The line format and the seeking reader are in :mod:`nanomem.store.historyfile`; this module is the
-log's API: appends under a lock, the cursor files, compaction and overflow.
+The line format and the seeking reader are in :mod:`nanomem.store.historyfile`, the cursor files
+and what they are worth in :mod:`nanomem.store.cursors`; this module is the log's API: appends
+under a lock, reading, compaction and overflow.
 
 >>> h = History(Workspace(Path("ws")), Config())      # doctest: +SKIP
 >>> h.append("User prefers metric units.")           # doctest: +SKIP
@@ -27,8 +28,8 @@ from typing import TYPE_CHECKING, BinaryIO
 from nanomem.config import Config
 from nanomem.errors import HistoryError
 from nanomem.store import compaction
-from nanomem.store.cursorfiles import read_cursor_file, write_cursor_file, write_cursor_hint
-from nanomem.store.historyorder import OUTLIER_GAP, iter_in_order, repair_file, sample_order
+from nanomem.store.cursors import Cursors, write_cursor_file
+from nanomem.store.historyorder import iter_in_order, repair_file, sample_order
 from nanomem.store.fsutil import FileLock
 from nanomem.store.historyappend import append_lines, check_append, plan_content
 from nanomem.store.historyfile import (  # the caps and the entry are part of this API too
@@ -44,7 +45,6 @@ from nanomem.store.historyfile import (  # the caps and the entry are part of th
     list_segments,
     open_segment,
     open_log,
-    read_tail_cursor,
     segment_name,
 )
 from nanomem.store.workspace import Workspace
@@ -71,13 +71,13 @@ class History:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.config = config or Config()
         self._clock = clock or datetime.now
-        self._fallback = dream_cursor_fallback
-        self._fallback_cache: tuple[int | None] | None = None
         self._lock = FileLock(self.workspace.history_lock, timeout=lock_timeout)
         self._migration_checked = False
         self._warned: set[tuple[object, ...]] = set()
         self._order_cache: tuple[tuple[int, int, int], str | None] | None = None
         self.path = self.workspace.history
+        self._cursors = Cursors(self.workspace, main_tail=self._main_tail,
+                                fallback=dream_cursor_fallback, warn_once=self._warn_once)
 
     # appending ---------------------------------------------------------------------------------
 
@@ -116,7 +116,7 @@ class History:
                                 "not appended again", chunk, session_key, list(done.cursors))
                     return list(done.cursors)
             self._repair_order_locked()
-            base = self._next_base_locked()
+            base = self._cursors.next_base_locked()
             stamp = self._clock().strftime(TIMESTAMP_FORMAT)
             said = said_at if said_at != stamp else None  # the archiving time needs no second field
             entries = [HistoryEntry(base + i, stamp, content, session_key, kind, chunk, said)
@@ -126,55 +126,8 @@ class History:
             if clean:  # appending above every cursor keeps the order: no need to sample again
                 stat = os.stat(self.path)
                 self._order_cache = ((stat.st_ino, stat.st_size, stat.st_mtime_ns), None)
-            self._write_cursor_hint(entries[-1].cursor)
+            self._cursors.write_hint(entries[-1].cursor)
         return [entry.cursor for entry in entries]
-
-    def _write_cursor_hint(self, cursor: int) -> None:
-        """``.cursor`` is a hint (no fsync): a failure warns, the entry is saved all the same."""
-        error = write_cursor_hint(self.workspace.cursor, cursor)
-        if error is not None:
-            self._warn_once(("cursor-hint", error.errno), "%s: cannot update the write-cursor "
-                            "hint (%s); the entry is saved and the cursor is read from "
-                            "history.jsonl", self.workspace.cursor, error.strerror)
-
-    def _next_base_locked(self) -> int:
-        """The largest cursor ever handed out, as far as the files tell."""
-        known = self._history_high()
-        dream_raw = self._read_cursor_file(self.workspace.dream_cursor)[0]
-        dream = self._dream_state(locked=True)[0]  # a writer repairs a clamped value first
-        # ... but a new cursor still goes above the file's old value (DESIGN §1)
-        candidates = [self._read_cursor_file(self.workspace.cursor)[0],
-                      dream_raw if dream_raw is not None else dream]
-        base = known
-        for name, value in zip((".cursor", ".dream_cursor"), candidates):
-            if value is None or value <= known:
-                continue
-            if value > known + OUTLIER_GAP:
-                self._warn_once(("outlier", name, value), "memory/%s holds %d, more than %d above "
-                                "every cursor in history (%d); ignored as corrupt", name, value,
-                                OUTLIER_GAP, known)
-                continue
-            base = max(base, value)
-        return base
-
-    def _history_high(self) -> int:
-        """The highest cursor in ``history.jsonl`` or a segment (a segment's name is checked
-        against its last line when it would decide, so a corrupt name cannot inflate it)."""
-        tail = self._main_tail()
-        segments = self.segments()
-        top = max((seg.last for seg in segments), default=0)
-        if top <= tail:
-            return tail
-        lower = max((seg.last for seg in segments if seg.last < top), default=0)
-        for seg in segments:
-            if seg.last == top:
-                held = read_tail_cursor(seg.path)
-                if held < seg.last:
-                    self._warn_once(("segment-name", seg.path.name), "memory/%s is named up to "
-                                    "cursor %d but its last entry is %d; using %d", seg.path.name,
-                                    seg.last, held, max(held, seg.first))
-                    top = max(held, seg.first)
-        return max(tail, lower, top)
 
     def _main_tail(self) -> int:
         """The last cursor of ``history.jsonl``: its last line's, or, when cursors are out of
@@ -191,9 +144,7 @@ class History:
     def last_cursor(self) -> int:
         """The write cursor: the largest cursor in history (or in the ``.cursor`` hint)."""
         self._ensure_migrated()
-        known = self._history_high()
-        hint = self._read_cursor_file(self.workspace.cursor)[0]
-        return hint if hint is not None and known < hint <= known + OUTLIER_GAP else known
+        return self._cursors.last_cursor()
 
     # reading -----------------------------------------------------------------------------------
 
@@ -347,78 +298,24 @@ class History:
         tag: that tag and the cursors of its run of entries (see :func:`find_chunk`)."""
         return find_chunk(self.path, session_key)
 
-    # cursor files ------------------------------------------------------------------------------
+    # the dream cursor --------------------------------------------------------------------------
 
     def read_dream_cursor(self) -> int:
         """The dream cursor; a damaged file is recovered, never read as 0, and a value above
         every cursor in history is clamped (docs/history.md)."""
         self._ensure_migrated()
-        return self._dream_state(locked=False)[0]
+        return self._cursors.dream_state(locked=False)[0]
 
     def write_dream_cursor(self, cursor: int) -> None:
         """Record that Dream has processed everything up to ``cursor`` (atomic, locked)."""
         _check_count(cursor, "the dream cursor must be an integer >= 0")
         with self._lock:
-            self._write_cursor_file(self.workspace.dream_cursor, cursor)
-
-    def _dream_state(self, *, locked: bool) -> tuple[int, bool]:
-        """``(dream cursor, trusted)``; an untrusted value never moves entries in that call.
-
-        A damaged file with no git fallback is repaired with the write cursor, so entries
-        appended later stay pending instead of sliding behind a moving recovered value. Only
-        a caller holding the lock (a writer) repairs a file; a reader just uses the value.
-        """
-        path = self.workspace.dream_cursor
-        value, state = self._read_cursor_file(path)
-        if value is not None:
-            return self._clamped(value, locked=locked), True
-        recovered = self._call_fallback()
-        if recovered is not None:
-            self._warn_once((state, recovered), "%s is %s; using dream cursor %d from the last "
-                            "dream commit", path, "missing" if state == "missing" else "damaged",
-                            recovered)
-            return recovered, True
-        if state == "missing":
-            return 0, True
-        tail = self._history_high()
-        self._warn_once(("garbage", tail), "%s is damaged and no dream commit names a cursor; "
-                        "marking everything up to cursor %d as processed so the archive is not "
-                        "replayed; edit the file to change that", path, tail)
-        if locked:
-            self._write_cursor_file(path, tail)
-        return tail, False
-
-    def _clamped(self, value: int, *, locked: bool) -> int:
-        """A dream cursor above every cursor in history cannot be right: clamp it to the last
-        ``Dream-Cursor:`` trailer (when lower) and to the last cursor in history."""
-        high = self._history_high()
-        if value <= high:
-            return value
-        trailer = self._call_fallback()
-        clamped = min(high, trailer) if trailer is not None else high
-        source = f"the last dream commit's Dream-Cursor {trailer}" if trailer is not None and \
-            trailer < high else f"the last cursor in history, {high}"
-        self._warn_once(("clamp", value, clamped), "%s holds %d, above every cursor in history; "
-                        "clamped to %d (%s) so no entry is hidden from Dream",
-                        self.workspace.dream_cursor, value, clamped, source)
-        if locked:
-            self._write_cursor_file(self.workspace.dream_cursor, clamped)
-        return clamped
-
-    def _call_fallback(self) -> int | None:
-        """The git fallback's dream cursor, asked at most once per History object."""
-        if self._fallback is not None and self._fallback_cache is None:
-            value = self._fallback()
-            self._fallback_cache = (value if type(value) is int and value >= 0 else None,)
-        return self._fallback_cache[0] if self._fallback_cache else None
+            self._cursors.write_dream(cursor)
 
     def _warn_once(self, key: tuple[object, ...], message: str, *args: object) -> None:
         if key not in self._warned:
             self._warned.add(key)
             logger.warning(message, *args)
-
-    _read_cursor_file = staticmethod(read_cursor_file)
-    _write_cursor_file = staticmethod(write_cursor_file)
 
     # compaction --------------------------------------------------------------------------------
 
@@ -441,7 +338,7 @@ class History:
 
     def _compact_locked(self) -> int:
         self._repair_order_locked()
-        dream, trusted = self._dream_state(locked=True)
+        dream, trusted = self._cursors.dream_state(locked=True)
         dream = dream if trusted else 0
         moved = 0
         for seg in self.segments():
@@ -483,12 +380,12 @@ class History:
         self._migration_checked = True
 
         def write_cursors(cursor: int) -> None:
-            self._write_cursor_file(self.workspace.dream_cursor, cursor)
-            self._write_cursor_file(self.workspace.cursor, cursor)
+            write_cursor_file(self.workspace.dream_cursor, cursor)
+            write_cursor_file(self.workspace.cursor, cursor)
 
         with self._lock:
             return migrate_locked(self.workspace.legacy_history, self.path,
-                                  base=self._next_base_locked,
+                                  base=self._cursors.next_base_locked,
                                   now=self._clock().strftime(TIMESTAMP_FORMAT),
                                   write_cursors=write_cursors)
 
