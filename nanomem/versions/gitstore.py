@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import heapq
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -44,25 +43,25 @@ from nanomem.versions.ancestry import AncestryCache
 from nanomem.config import Config
 from nanomem.versions.packing import repack_if_loose
 from nanomem.versions.commits import (
-    parse_commit_header,
     CommitInfo,
     RestoreResult,
-    commit_kind,
     render_file_diff,
     render_message,
-    split_message,
     summarize_files,
 )
-from nanomem.errors import GitStoreError, ShaError, UnusableFileError
+from nanomem.errors import GitStoreError, UnusableFileError
 from nanomem.store.fsutil import FileLock, atomic_write
 from nanomem.versions.location import SEPARATE_GIT_DIR, merge_whitelist
 from nanomem.store.journal import WriteJournal
 from nanomem.store.memfiles import read_versioned_files
 from nanomem.versions.gitindex import update_index
 from nanomem.versions.journaled import commit_journaled
+from nanomem.versions.lookup import (first_parent_chain, header_info, last_dream_cursor,
+                                     newest_first, newest_of_kind, parents_of, read_commit,
+                                     resolve_prefix)
 from nanomem.versions.statusstamp import write_commit_stamp
-from nanomem.versions.trees import (MissingObjectError, build_tree, get_object, oid,
-                                    read_object, tree_blobs, tree_files)
+from nanomem.versions.trees import (MissingObjectError, build_tree, read_object, tree_blobs,
+                                    tree_files)
 from nanomem.store.workspace import VERSIONED_FILES, Workspace
 
 __all__ = ["SEPARATE_GIT_DIR", "CommitInfo", "GitStore", "RestoreResult", "locate_git_dir"]
@@ -70,7 +69,6 @@ __all__ = ["SEPARATE_GIT_DIR", "CommitInfo", "GitStore", "RestoreResult", "locat
 log = logging.getLogger(__name__)
 
 ANCESTRY_CACHE = "nanomem-ancestry"
-_HEX = re.compile(r"^[0-9a-f]{4,40}$")
 
 
 _T = TypeVar("_T")
@@ -235,14 +233,7 @@ class GitStore:
         return None if head is None else self._commit(head)
 
     def _commit(self, sha: str) -> Commit:
-        obj = get_object(self.repo.object_store, sha.encode("ascii"))
-        if not isinstance(obj, Commit):
-            raise ShaError(f"{sha[:7]} is a {obj.type_name.decode()}, not a commit")
-        return obj
-
-    def _subject(self, sha: str) -> str:
-        message = self._commit(sha).message.decode("utf-8", "replace")
-        return message.split("\n", 1)[0]
+        return read_commit(self.repo.object_store, sha)
 
     def head(self) -> str | None:
         """The full sha of HEAD, or None before the first commit."""
@@ -322,7 +313,7 @@ class GitStore:
         )
         if not self.separate:
             update_index(self.repo, self.workspace, self.git_dir, files)
-        write_commit_stamp(self.git_dir, _header_info(commit), message, files,
+        write_commit_stamp(self.git_dir, header_info(commit), message, files,
                            walk=lambda: (self.latest("dream"), self.last_dream_cursor()))
         log.info("committed %s %s", commit.id.decode()[:7], message.splitlines()[0])
         repack_if_loose(self.repo, self.git_dir)
@@ -330,35 +321,9 @@ class GitStore:
 
     @_translated
     def resolve(self, prefix: str) -> str:
-        """Full sha of the commit whose sha starts with ``prefix`` (4-40 hex, any case).
-
-        Scans the object store by prefix (loose dirs + pack index bisection); never walks history.
-        Raises :class:`ShaError` for bad, unknown or ambiguous prefixes.
-        """
-        text = prefix.strip().lower()
-        if not _HEX.match(text):
-            raise ShaError(
-                f"'{prefix}' is not a commit sha; give 4 to 40 hex digits "
-                "(run `nanomem log` to list versions)"
-            )
-        store = self.repo.object_store
-        found: list[str] = []
-        for sha in store.iter_prefix(text.encode("ascii")):
-            if get_object(store, sha).type_name == b"commit":
-                found.append(sha.decode("ascii"))
-        if not found:
-            raise ShaError(
-                f"no commit {text} in the memory history at {self.git_dir}; "
-                "run `nanomem log` to list versions"
-            )
-        if len(found) > 1:
-            found.sort()
-            described = ", ".join(f"{s[:10]} ({self._subject(s)})" for s in found)
-            raise ShaError(
-                f"sha {text} is ambiguous: {described}; give more digits",
-                candidates=tuple(found),
-            )
-        return found[0]
+        """Full sha of the commit whose sha starts with ``prefix`` (4-40 hex, any case); never
+        walks history. :class:`ShaError` for bad, unknown or ambiguous prefixes."""
+        return resolve_prefix(self.repo.object_store, prefix, self.git_dir)
 
     @_translated
     def show(self, sha: str) -> CommitInfo:
@@ -370,7 +335,7 @@ class GitStore:
         old, new = tree_files(store, parent_tree), tree_files(store, commit.tree)
         files = tuple(rel for rel in VERSIONED_FILES if old.get(rel) != new.get(rel))
         diff = "".join(render_file_diff(rel, old.get(rel), new.get(rel)) for rel in files)
-        return dataclasses.replace(_header_info(commit), sha=full, files=files, diff=diff)
+        return dataclasses.replace(header_info(commit), sha=full, files=files, diff=diff)
 
     @_translated
     def log(self, limit: int = 20) -> list[CommitInfo]:
@@ -381,49 +346,21 @@ class GitStore:
         head = self.head()
         if head is None or limit <= 0:
             return []
-        # Newest commit time first, as `git log` does; reads only about ``limit`` commits.
-        first = self._commit(head)
-        queue = [(-first.commit_time, 0, first)]
-        seen = {first.id}
-        found: list[CommitInfo] = []
-        order = 1
-        while queue and len(found) < limit:
-            commit = heapq.heappop(queue)[2]
-            found.append(_header_info(commit))
-            for parent_id in commit.parents:
-                if parent_id not in seen:
-                    seen.add(parent_id)
-                    parent = self._commit(parent_id.decode("ascii"))
-                    heapq.heappush(queue, (-parent.commit_time, order, parent))
-                    order += 1
-        return found
+        return newest_first(self.repo.object_store, head, limit)
 
     def _first_parent_chain(self) -> Iterator[Commit]:
-        head = self._head_commit()
-        while head is not None:
-            yield head
-            head = self._commit(head.parents[0].decode()) if head.parents else None
+        return first_parent_chain(self.repo.object_store, self.head())
 
     @_translated
     def latest(self, kind: str | None = "dream") -> CommitInfo | None:
         """The newest commit of ``kind`` on the first-parent line (any kind when None)."""
-        for commit in self._first_parent_chain():
-            subject = commit.message.decode("utf-8", "replace").split("\n", 1)[0]
-            if kind is None or commit_kind(subject) == kind:
-                return self.show(commit.id.decode("ascii"))
-        return None
+        commit = newest_of_kind(self._first_parent_chain(), kind)
+        return None if commit is None else self.show(commit.id.decode("ascii"))
 
     @_translated
     def last_dream_cursor(self) -> int | None:
         """The ``Dream-Cursor:`` trailer of the newest ``dream:`` commit, or None."""
-        for commit in self._first_parent_chain():
-            subject, _, trailers = split_message(commit.message.decode("utf-8", "replace"))
-            if commit_kind(subject) == "dream" and "Dream-Cursor" in trailers:
-                try:
-                    return int(trailers["Dream-Cursor"])
-                except ValueError:
-                    log.warning("commit %s: bad Dream-Cursor trailer", commit.id.decode()[:7])
-        return None
+        return last_dream_cursor(self._first_parent_chain())
 
     @_translated
     def restore(self, sha: str) -> RestoreResult:
@@ -469,22 +406,8 @@ class GitStore:
         return self._ancestry.contains(bytes.fromhex(head), bytes.fromhex(sha), self._parents_of)
 
     def _parents_of(self, raw: bytes) -> list[bytes]:
-        """Parent ids of a commit, read from its raw header (no full parse)."""
-        try:
-            _, data = self.repo.object_store.get_raw(oid(raw.hex().encode("ascii")))
-        except KeyError:
-            raise MissingObjectError(f"commit {raw.hex()[:7]} is missing") from None
-        parents = []
-        pos = data.index(b"\n") + 1  # after the tree line
-        while data.startswith(b"parent ", pos):
-            parents.append(bytes.fromhex(data[pos + 7 : pos + 47].decode("ascii")))
-            pos += 48
-        return parents
+        return parents_of(self.repo.object_store, raw)
 
 
 _HEAD = cast("Ref", b"HEAD")
 
-
-def _header_info(commit: Commit) -> CommitInfo:  # no tree read: files and diff empty
-    return parse_commit_header(commit.id.decode("ascii"), commit.message, commit.commit_time,
-                               commit.commit_timezone, [p.decode("ascii") for p in commit.parents])
