@@ -247,10 +247,16 @@ def render_over_ceiling(rel: str, size: int, cap: int) -> str:
     rest stays in the file, untouched. Move the rest out of USER.md, or raise [caps] "USER.md"
     in nanomem.toml
     """
-    return (f"{rel} is {size:,} bytes, over the {read_ceiling(cap):,} that search and the prompt "
-            f"block read of it ({CEILING_PER_CAP} per character of its cap of {cap:,}); they use "
-            "its first lines up to that size and the rest stays in the file, untouched. Move the "
-            f'rest out of {rel}, or raise [caps] "{rel}" in nanomem.toml')
+    return (f"{_over_its_ceiling(rel, size, cap, 'that search and the prompt block read of it')}; "
+            "they use its first lines up to that size and the rest stays in the file, untouched. "
+            f'Move the rest out of {rel}, or raise [caps] "{rel}" in nanomem.toml')
+
+
+def _over_its_ceiling(rel: str, size: int, cap: int, reader: str) -> str:
+    """The phrase :func:`render_over_ceiling` and :func:`render_ceiling_refusal` share: the
+    file, its size, the ceiling (what ``reader`` reads of it) and the cap it comes from."""
+    return (f"{rel} is {size:,} bytes, over the {read_ceiling(cap):,} {reader} "
+            f"({CEILING_PER_CAP} per character of its cap of {cap:,})")
 
 
 class OverCeiling(NamedTuple):
@@ -289,8 +295,7 @@ def render_ceiling_refusal(over: Sequence[OverCeiling], works_on: str, outcome: 
     6,000); X did not run. Move what you want to keep out of USER.md (nanomem never cuts a file
     you wrote), or raise [caps] "USER.md" in nanomem.toml; then try again
     """
-    files = "; ".join(f"{o.path} is {o.size:,} bytes, over the {read_ceiling(o.cap):,} {works_on} "
-                      f"({CEILING_PER_CAP} per character of its cap of {o.cap:,})" for o in over)
+    files = "; ".join(_over_its_ceiling(o.path, o.size, o.cap, works_on) for o in over)
     names = ", ".join(o.path for o in over)
     caps = ", ".join(f'"{o.path}"' for o in over)
     return (f"{files}; {outcome}. Move what you want to keep out of {names} (nanomem never cuts "

@@ -77,7 +77,7 @@ def implied_correction(fact: str, files: Mapping[str, str]) -> tuple[str, str] |
                 shared = near_new & near_old
                 if kind.startswith("@place:"):  # session 26: "same time on Tuesdays, but the Bosworth room"
                     shared |= _other_values(mine, kind) & _other_values(theirs, kind)
-                by_unit = not kind.startswith("@") and kind not in "£$€¥" and not is_sign(kind)  # "40 pairs" / "55 pairs"
+                by_unit = not kind.startswith("@") and not is_sign(kind)  # "40 pairs" / "55 pairs"
                 if not (shared or by_unit) or not (new - old):
                     continue  # not the same thing, or the fact gives no value the line lacks
                 if not all(value not in new or _denied(fact, value) for value in old):
