@@ -11,7 +11,7 @@ import pytest
 from nanomem.memory import Memory
 from nanomem.store.sessions import append_messages
 from nanomem.store.workspace import MEMORY_FILES, Workspace, init_workspace
-from nanomem.engines.offline.dream import route_fact
+from nanomem.engines.offline.routing import route_fact
 from nanomem.text.filler import is_filler, is_placeholder_only, nonfact_reason
 from nanomem.text import secretpatterns
 from nanomem.text.redact import KINDS, redact

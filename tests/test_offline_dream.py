@@ -14,7 +14,8 @@ import pytest
 
 from nanomem.dream.prompt import DreamTask
 from nanomem.engines.offline.engine import OfflineEngine
-from nanomem.engines.offline.dream import plan_dream_reply, route_fact
+from nanomem.engines.offline.dream import plan_dream_reply
+from nanomem.engines.offline.routing import route_fact
 from nanomem.text.overlap import is_duplicate
 from tests.dream_fixtures import Setup, make_setup
 

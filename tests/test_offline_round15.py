@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nanomem.engines.offline.answer_style import is_style_request
-from nanomem.engines.offline.dream import route_fact
+from nanomem.engines.offline.routing import route_fact
 from nanomem.engines.offline.engine import extract_facts
 from nanomem.engines.offline.extract import classify_sentence
 from nanomem.engines.offline.snippets import block_statements, is_identity_field

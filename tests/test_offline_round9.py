@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from nanomem.engines.offline.asks import is_reminder_rule, without_opener
-from nanomem.engines.offline.dream import route_fact
+from nanomem.engines.offline.routing import route_fact
 from nanomem.engines.offline.engine import extract_facts, render_archive_arguments
 from nanomem.engines.offline.answer_style import is_style_request
 from nanomem.engines.offline.extract import classify_sentence

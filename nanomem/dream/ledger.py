@@ -50,7 +50,8 @@ from datetime import date
 from typing import Any
 
 from nanomem.dream.limits import TOO_LONG, clip_fact, is_too_long, plan_fact_room, render_too_long
-from nanomem.engines.offline.dream import parse_facts, route_fact
+from nanomem.engines.offline.dream import parse_facts
+from nanomem.engines.offline.routing import route_fact
 from nanomem.text.filler import nonfact_reason
 from nanomem.text.overlap import distinctive, is_duplicate, tokens
 from nanomem.vocab import BULLET, MOVED_MD, NEAR_FULL, RAW_MARK, SKIP_MARK, is_pinned

@@ -15,7 +15,7 @@ would make, so every edit still passes jsonschema and the gates.
   2. expiry: remove ``<!-- ephemeral YYYY-MM-DD -->`` lines older than ``task.ttl_days``
      before ``task.now`` (never pinned lines; within the run's deletion share);
   3. new facts: route each (SOUL = agent behaviour and requests about how to answer,
-     USER = the person, MEMORY = the work),
+     USER = the person, MEMORY = the work; :mod:`nanomem.engines.offline.routing`),
      skip near-duplicates, and add the rest at the end of the file's ``## Facts`` /
      ``## Behaviour`` section with one ``edit_file`` per file (``write_file`` for an empty file);
      a fact over its file's cap first makes room (:mod:`nanomem.engines.offline.room`).
@@ -27,10 +27,6 @@ normalised tokens occur in the line (containment) and every distinctive token (n
 identifier, capitalised name) of the fact occurs there too, so ``Contract KX-7731 ends in
 April`` is not a duplicate of ``Contract KX-7731 ends in March``.
 
->>> route_fact("Please answer in Portuguese"), route_fact("I am allergic to peanuts")
-('SOUL.md', 'USER.md')
->>> route_fact("Project Atlas budget is 40k EUR")
-'memory/MEMORY.md'
 >>> is_duplicate("I live in Lisbon.", "- I live in Lisbon <!-- permanent -->")
 True
 """
@@ -55,12 +51,11 @@ from nanomem.text.filler import nonfact_reason
 from nanomem.text.noise import cut_masked_clauses
 from nanomem.text.sanitize import find_controls
 from nanomem.engines.offline.chatfix import recent_lines, starred_fix
-from nanomem.engines.offline.answer_style import is_style_request
-from nanomem.engines.offline.extract import is_identity_field, is_self_introduction
 from nanomem.text.overlap import distinctive, is_duplicate, phrases, tokens
 from nanomem.engines.offline.remainder import plan_corrected_line
 from nanomem.engines.offline.reslot import implied_correction
 from nanomem.engines.offline.room import plan_make_room, replace_line
+from nanomem.engines.offline.routing import route_fact
 from nanomem.engines.offline.slots import (
     attributes_of,
     identifier_families,
@@ -73,7 +68,6 @@ from nanomem.engines.offline.slots import (
 from nanomem.text.units import LINE_PREFIX, count_overlapping
 from nanomem.vocab import (
     BULLET,
-    CJK_RUN,
     FACT_MARKS,
     MEMORY_MD,
     RAW_MARK,
@@ -111,32 +105,6 @@ _LEAD_IN = re.compile(
     r")+", _I)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _DIGIT = re.compile(r"\d")
-
-_SOUL = re.compile(
-    r"\b(?:answer|answers|answering|reply|replies|respond|responses?|speak|tone|formal|informal|"
-    r"concise|verbose|emojis?|bullet points?|markdown|format(?:ting)?|you should|you must|"
-    r"address me|talk to me|code blocks?|write in|spelling|language)\b|回答|回复|语气|格式|用中文|用英文|表格|列表", _I)
-# A request the person makes of the agent: "please", "you should/can/could …", "I want you to",
-# "answer me", or an imperative opening. A bare "you" is not one ("You always format so nicely"
-# is a compliment, not a rule for the agent).
-_ADDRESSED = re.compile(
-    r"\bplease\b|\b(?:can|could|would|will) you\b|\byou(?:'ll| should| must| need| have to| can| could| will| would| may)\b|"
-    r"\b(?:want|like|need|ask) you\b|\b(?:answer|reply|respond|talk|write|speak)(?: to)? me\b|"
-    r"^\W*(?:don'?t|do not|never|always|use|keep|reply|answer|"
-    r"write|be|show|format|avoid|stop|talk|speak|respond)\b", _I)
-_HEALTH = re.compile(
-    r"\b(?:allerg\w*|diabet\w*|asthma|medication|intoleran\w*|epilep\w*)|过敏|糖尿病|哮喘|不耐受", _I)
-_WORK = re.compile(
-    r"\b(?:projects?|contracts?|budgets?|meetings?|deadlines?|tasks?|tickets?|releases?|sprints?|"
-    r"clients?|customers?|invoices?|deploy(?:ment)?s?|repo(?:sitory)?|servers?|milestones?|"
-    r"roadmap|launch|proposal|report|presentation|colleagues?|team|boss|manager|office|due|"
-    r"remind me|appointment|flight|trip)\b|\b[A-Z][A-Z0-9]*-\d[\w-]*\b|[$€£¥]\s?\d|"
-    r"项目|合同|预算|会议|开会|截止|任务|客户|发布|报告|提醒我", _I)
-_PERSON = re.compile(
-    r"\b(?:I|I'm|I've|my|me|mine|myself|user|user's|name|lives?|born|allerg\w*|prefers?|"
-    r"likes?|loves?|hates?|dislikes?|wife|husband|partner|son|daughter|kids?|children|dog|cat|"
-    r"birthday|vegetarian|vegan|diet)\b|我", _I)
-
 
 
 @dataclass(frozen=True)
@@ -325,28 +293,6 @@ def is_junk(text: str) -> bool:
     (True, True)
     """
     return nonfact_reason(text) is not None
-
-
-def route_fact(text: str) -> str:
-    """The file a fact belongs in: agent behaviour -> SOUL.md, the work -> memory/MEMORY.md,
-    the person -> USER.md, anything else -> memory/MEMORY.md. Health facts always go to
-    USER.md; an English fact goes to SOUL.md only when it addresses the agent ("you", "your",
-    or an imperative), so "the host answers quickly" is not a rule for the agent.
-
-    >>> route_fact("Keep your replies short"), route_fact("The landlord replies within a day")
-    ('SOUL.md', 'memory/MEMORY.md')
-    """
-    if _HEALTH.search(text) or is_identity_field(text):
-        return USER_MD  # "you must never forget: I'm allergic to X", session 27 "email = jo@x.org": the person
-    if is_style_request(text) or (_SOUL.search(text) and (_ADDRESSED.search(text) or CJK_RUN.search(text))):
-        return SOUL_MD
-    if is_self_introduction(text) or topics_of(text, correction=True):
-        return USER_MD  # where the person lives, their name, job, allergies or diet
-    if _WORK.search(text):
-        return MEMORY_MD
-    if _PERSON.search(text):
-        return USER_MD
-    return MEMORY_MD
 
 
 def render_line(fact: Fact, *, permanent: bool = False) -> str:
