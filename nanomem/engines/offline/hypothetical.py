@@ -1,0 +1,45 @@
+"""Whether a sentence only imagines what the speaker would do (pure; round-16 study, session 30).
+
+A daydream is told as a condition on the speaker and what would follow it: "if i won the lottery
+would it be daft to pack in the rope access", "if I go home for good, I will open a carinderia",
+要是我中了彩票 我就天天住这种. It tells no state of the person (no home, job or plan that holds),
+so the consolidator keeps nothing of it. Round 16 kept three such sentences as facts in three
+conversations, one of them also holding a trip that should have expired.
+
+:func:`is_daydream` tells one by its make-up, not by its words: a conditional whose subject is the
+speaker (if I/we, 要是/如果/假如 我) followed by a consequence in a modal (would, will, 'd, could,
+might; 就 in Chinese). A condition that addresses the agent is a standing request, not a daydream
+("if I ask you about medicine, remember this", 如果帮我叫外卖记住呀), so a sentence with a second
+person or a request to remember or remind is never one; the caller also keeps a condition of
+health ("if I eat peanuts I will swell up").
+
+>>> is_daydream("if i won the lottery would it be daft to pack in the rope access")
+True
+>>> is_daydream("If I'm about to do something stupid, say so.")
+False
+>>> is_daydream("if I ever ask you for a first aid sheet, I will need the dose on it")
+False
+>>> is_daydream("要是我中了彩票 我就天天住这种"), is_daydream("如果我下周还咳 你就提醒我去医院")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_daydream"]
+
+_MODAL = r"(?:would|will|could|might|['’]d|['’]ll)"
+_EN = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|so|but|or)\s+)if (?:i|we)\b[^.!?]{1,80}?"
+    r"(?:\b(?:i|we|it|that|there)\s*" + _MODAL + r"|\b(?:would|could|might)\b)", re.IGNORECASE)
+_ZH = re.compile(r"(?:要是|如果|假如|假设)(?:我|我们|咱们)[^。！？]{1,30}?(?:我|我们|咱们)?就")
+# the agent addressed: a standing request, not a daydream
+_TO_AGENT = re.compile(r"\b(?:you|u|your|ur|ya|remind|remember|tell me|let me know)\b|你|您|帮我|提醒|记住|记得|告诉我",
+                       re.IGNORECASE)
+
+
+def is_daydream(sentence: str) -> bool:
+    """Whether ``sentence`` imagines what the speaker would do under a condition on themselves,
+    without addressing the agent (see the module docstring)."""
+    return bool(_EN.search(sentence) or _ZH.search(sentence)) and not _TO_AGENT.search(sentence)
