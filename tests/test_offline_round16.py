@@ -1,5 +1,6 @@
 """Session 30 (round-16 study): a daydream, a condition on the speaker and what they would do,
-is no fact; a condition addressed to the agent or one of health still is. Every sentence here is
+is no fact (a condition addressed to the agent or one of health still is); a mistake named as one
+announces a correction; a month of a year is a date value. Every sentence here is
 new: none is copied from a conversation."""
 
 from __future__ import annotations
@@ -8,7 +9,9 @@ import pytest
 
 from nanomem.engines.offline.engine import extract_facts
 from nanomem.engines.offline.extract import classify_sentence
+from nanomem.engines.offline.correction_cues import tells_of_change
 from nanomem.engines.offline.hypothetical import is_daydream
+from nanomem.engines.offline.slots import substitute_value, values_of
 
 
 # --- a daydream is no fact ------------------------------------------------------------------------
@@ -45,3 +48,29 @@ def test_a_condition_of_health_is_kept_although_it_reads_as_one() -> None:
     sentence = "If I eat sesame I will need my EpiPen within minutes."
     assert is_daydream(sentence)  # its make-up is a daydream's; the consolidator keeps health first
     assert classify_sentence(sentence) == "permanent"
+
+
+# --- a mistake named as one announces the corrected value -----------------------------------------
+
+def test_a_mistake_named_as_one_makes_the_next_statement_a_correction() -> None:
+    message = "Sorry, I made a mistake yesterday. The lease on the unit runs until 14 October."
+    assert extract_facts([message]) == [("correction", "The lease on the unit runs until 14 October.")]
+    assert tells_of_change("We made an error on the booking form.")
+
+
+# --- a month of a year is a date value ------------------------------------------------------------
+
+@pytest.mark.parametrize("text, date", [
+    ("The visa is valid until June 2031.", "6-2031"),
+    ("residence card expires Sept, 2032", "9-2032"),
+    ("签证到2031年6月", "6-2031"),
+])
+def test_a_month_of_a_year_is_a_date(text: str, date: str) -> None:
+    assert values_of(text)["date"] == {date}
+
+
+def test_a_new_month_of_the_year_replaces_the_old_one_in_its_line() -> None:
+    line = "Passport expires July 2034, kept in the hall safe"
+    assert substitute_value("My passport is valid until August 2034.", line) == (
+        "Passport expires August 2034, kept in the hall safe")
+    assert values_of("The visa is valid until 2 June 2031.")["date"] == {"6-2"}  # a day given: the day's date

@@ -64,6 +64,8 @@ _MOVED_ME = any_of(r"\b(?:moved|switched|rebooked|transferred|reassigned|bumped|
 _ADMISSION = any_of(
     r"\bI(?:'d| had)? (?:misread|misspoke|mistyped|misremembered)\b", r"\bmy (?:mistake|bad)\b",
     r"\bI (?:got|had) (?:it|that|this|the \w+(?: \w+)?) wrong\b", r"\bscratch that\b",
+    # session 30: the mistake named as one ("I made a mistake last time", "we made an error on the form")
+    r"\b(?:I|we)(?:['’]ve| have)? made (?:a|an|one|a little|a small|a big) (?:mistake|error|slip)\b", r"\bI was mistaken\b",
     r"^\W*(?:misread|misspoke|mistyped|misremembered|miscounted|misheard|got (?:it|that) wrong)\b",  # round 7
     r"^\W*(?:the |my |our )?(?:\w+ ){1,2}(?:was|were|is|are) wrong\W*$", r"\bwhat am I saying\b", r"\bturns out\b",
     r"记错了", r"说错了", r"搞错了",

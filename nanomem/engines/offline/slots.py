@@ -100,6 +100,9 @@ _VALUE_RX: list[tuple[str, re.Pattern[str]]] = [
     ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
     ("date", re.compile(r"\b" + _MONTH + r"\.? (\d{1,2})(?:st|nd|rd|th)?\b(?!:)", _I)),
     ("date", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH + r"\b", _I)),
+    # session 30: a month of a year ("until May 2030", 2030年5月), when no day is given
+    ("date", re.compile(r"\b" + _MONTH + r",? ((?:19|20)\d\d)\b", _I)),
+    ("date", re.compile(r"((?:19|20)\d\d)年(\d{1,2})月(?![\d日号])")),
     ("date", re.compile(r"(\d{1,2})月(\d{1,2})[日号]?")),
     ("date", re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b")),
     ("time", re.compile(r"\b([01]?\d|2[0-3])[:h]([0-5]\d)\b")),
@@ -465,6 +468,8 @@ def _normal(kind: str, match: re.Match[str]) -> str:
     groups = match.groups()
     if kind == "date" and len(groups) == 3 and groups[0] and groups[0].isdigit() and len(groups[0]) == 4:
         return f"{int(groups[1])}-{int(groups[2])}"
+    if kind == "date" and "年" in raw:
+        return f"{int(groups[1])}-{groups[0]}"  # a month of a year: "5-2030", never a day's "5-20"
     if kind == "date" and len(groups) == 2:
         month, day = (groups[0], groups[1]) if not groups[0].isdigit() else (groups[1], groups[0])
         if "月" in raw:
