@@ -35,6 +35,7 @@ def test_a_daydream_beside_a_fact_leaves_the_fact() -> None:
 
 @pytest.mark.parametrize("sentence", [
     "If I ask you for a packing list, leave out the 2 kg tripod.",  # addressed to the agent
+    "if I ask you for a packing list, I will want the 2 kg tripod left out of it",
     "if I mention the clinic, remind me to bring the blue form",
     "如果我问报销的事 你就按2025年的标准回答",
     "When I retire in 2035 I will move back to Cork.",  # no condition: a plan with a date
