@@ -1,35 +1,41 @@
 """Fault injection: ``kill -9`` at random write points of each operation, then every invariant.
 
-    python benchmarks/faults.py                  # 32 trials, seed 11 (about two minutes)
+    python benchmarks/faults.py                  # 32 trials, seed 11
     python benchmarks/faults.py --trials 200 --seed 3
     python benchmarks/faults.py --seconds 30     # as many trials as fit in 30 s
+    python benchmarks/faults.py --only forget --only answer-yes --seconds 60
 
-Each trial copies a fresh workspace (``nanomem init``, appends, a committed Dream), then runs one
-operation (``append``, offline ``consolidate``, offline ``dream``, ``restore``) in a child
-process that kills itself with SIGKILL at its k-th file-system write call (``os.open``,
-``write``, ``pwrite``, ``fsync``, ``replace``, ``rename``, ``unlink``, ``mkdir``,
-``ftruncate``), k drawn at random below the count a calibration run of that operation made.
-Then the next ``nanomem dream`` runs (the recovery) and these invariants are checked:
+Each trial copies a fresh workspace (``nanomem init``, appends, a committed Dream; then what
+the operation needs, ``benchmarks/faultcases.py``), then runs one operation (``append``,
+offline ``consolidate``, offline ``dream``, ``restore``, ``forget``, ``pending yes 1`` and
+``pending no 1``, a Dream that ``compact``\ s history) in a child process that kills itself
+with SIGKILL at its k-th file-system write call (``os.open``, ``write``, ``pwrite``, ``fsync``,
+``replace``, ``rename``, ``unlink``, ``mkdir``, ``ftruncate``, ``link``), k drawn at random
+below the count a calibration run of that operation made. Then the recovery the design
+specifies runs (the same forget again, the consolidation again; then the next ``nanomem
+dream``) and these invariants are checked:
 
-* ``recovers``: the next run exits 0 (no stale lock, journal or cursor blocks it) and leaves no
-  ``*.lock`` in the git dir and no write journal;
+* ``recovers``: each recovery step exits 0 (no stale lock, journal or cursor blocks it) and
+  leaves no ``*.lock`` in the git dir and no write or forget journal;
 * ``history``: every line of ``history*.jsonl`` parses; cursors are unique and increasing;
 * ``no_lost_append``: every append acknowledged (exit 0) before or by the killed run is in history;
 * ``no_duplicate``: no history content and no memory-file fact line appears twice (no redo);
-* ``committed_state``: after the recovery the memory files equal HEAD, and no ``manual:``
-  commit exists (nobody edited by hand: one would be a misattributed write);
+* ``committed_state``: after the recovery the memory files and ``memory/PENDING.md`` equal
+  HEAD, and no new ``manual:`` commit exists (nobody edited by hand: one would be a
+  misattributed write);
 * ``dream_cursor``: the dream cursor is not past the newest ``Dream-Cursor:`` trailer;
-* ``fsck``: ``git fsck --strict`` is clean.
+* ``fsck``: ``git fsck --strict`` is clean;
+* each operation's own (``faultcases.INVARIANTS``): ``forget_gone`` and ``forget_kept``,
+  ``answer_once``, ``archive``, ``compaction``.
 
-It prints the trials, the kills, each broken invariant with its trial, and what was lost. The
-suite runs a few seconds of it (``tests/test_crash_random.py``).
+History is read as ``History.iter_entries`` reads it (a segment's name range is
+authoritative). It prints the trials, the kills, each broken invariant with its trial, and
+what was lost. The suite runs a few seconds of it (``tests/test_crash_random.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
 import re
 import shutil
@@ -42,7 +48,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-OPERATIONS = ("append", "consolidate", "dream", "restore")
+if str(REPO) not in sys.path:  # run as a script: python benchmarks/faults.py
+    sys.path.insert(0, str(REPO))
+
+from benchmarks.faultcases import (INVARIANTS, MEMORY_FILES, Facts, env, git,  # noqa: E402
+                                   git_dir, history_entries, nanomem, operation_args, prepare,
+                                   recover, subjects)
+
+OPERATIONS = ("append", "consolidate", "dream", "restore", "forget", "answer-yes", "answer-no",
+              "compact")
 
 _CHILD = r"""
 import functools, os, signal, sys
@@ -57,7 +71,7 @@ def wrap(name):
     # of its accessor, where a plain function would be bound as a method
     setattr(os, name, functools.partial(counted, getattr(os, name)))
 for name in ("open", "write", "pwrite", "fsync", "replace", "rename", "unlink", "mkdir",
-             "ftruncate"):
+             "ftruncate", "link"):
     wrap(name)
 from nanomem.cli import main
 rc = main(sys.argv[2:])
@@ -78,71 +92,9 @@ class Trial:
     lost: int = 0
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NANOMEM_", "GIT_"))}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="Faults", GIT_AUTHOR_EMAIL="f@example.com",
-               GIT_COMMITTER_NAME="Faults", GIT_COMMITTER_EMAIL="f@example.com",
-               PYTHONPATH=str(REPO), PYTHONDONTWRITEBYTECODE="1")
-    return env
-
-
-def _nanomem(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "nanomem", "-w", str(ws), *args],
-                          capture_output=True, text=True, env=_env(), timeout=120)
-
-
 def _child(ws: Path, k: int, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", _CHILD, str(k), "-w", str(ws), *args],
-                          capture_output=True, text=True, env=_env(), timeout=120)
-
-
-def _git(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    git_dir = ws / ".nanomem.git" if (ws / ".nanomem.git").is_dir() else ws / ".git"
-    return subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True,
-                          text=True, env=_env())
-
-
-def _session(ws: Path) -> Path:
-    """A session of 40 turns (about 10k tokens), each holding a distinct fact."""
-    lines = [json.dumps({"_type": "metadata", "key": "cli:faults", "created_at":
-                         "2026-11-30T10:00:00", "updated_at": "2026-11-30T10:00:00",
-                         "metadata": {}, "last_consolidated": 0})]
-    for n in range(40):
-        lines.append(json.dumps({"role": "user", "content":
-                                 f"Remember that crate {n} holds {n * 7} bolts. " + "filler " * 90}))
-        lines.append(json.dumps({"role": "assistant", "content": f"Noted: crate {n}."}))
-    path = ws / "sessions" / "faults.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def prepare(root: Path, operation: str) -> tuple[Path, list[int]]:
-    """A workspace with three acknowledged appends and a committed Dream of the first (of all
-    three before a restore, so that there is a Dream to undo); made once per operation."""
-    ws = root / f"template-{operation}"
-    if not ws.exists():
-        assert _nanomem(ws, "init", str(ws)).returncode == 0
-        cursors = [int(_nanomem(ws, "append", "- [durable] User keeps crate A in Lyon.").stdout)]
-        assert _nanomem(ws, "dream").returncode == 0
-        for tag in ("B", "C"):
-            out = _nanomem(ws, "append", f"- [durable] User keeps crate {tag} in Porto.")
-            cursors.append(int(out.stdout.strip()))
-        if operation == "restore":
-            assert _nanomem(ws, "dream").returncode == 0
-        if operation == "consolidate":
-            _session(ws)
-        (ws / "acknowledged.json").write_text(json.dumps(cursors))
-    return ws, json.loads((ws / "acknowledged.json").read_text())
-
-
-def operation_args(ws: Path, operation: str) -> tuple[str, ...]:
-    if operation == "append":
-        return ("append", "- [durable] User keeps crate Z in Oslo.")
-    if operation == "consolidate":
-        return ("consolidate", str(ws / "sessions" / "faults.jsonl"), "--context-window", "6000")
-    if operation == "dream":
-        return ("dream",)
-    return ("restore", _git(ws, "log", "-1", "--format=%H").stdout.strip())
+                          capture_output=True, text=True, env=env(), timeout=120)
 
 
 def _calls(proc: subprocess.CompletedProcess[str]) -> int | None:
@@ -150,17 +102,17 @@ def _calls(proc: subprocess.CompletedProcess[str]) -> int | None:
     return int(found[-1]) if found else None
 
 
-def _copy(root: Path, operation: str, name: str) -> tuple[Path, list[int]]:
-    template, acknowledged = prepare(root, operation)
+def _copy(root: Path, operation: str, name: str) -> tuple[Path, Facts]:
+    template, facts = prepare(root, operation)
     ws = root / name
     shutil.copytree(template, ws, symlinks=True)
-    return ws, acknowledged
+    return ws, facts
 
 
-def calibrate(root: Path) -> dict[str, int]:
+def calibrate(root: Path, operations: tuple[str, ...] = OPERATIONS) -> dict[str, int]:
     """How many write calls each operation makes when it is not killed."""
     counts = {}
-    for operation in OPERATIONS:
+    for operation in operations:
         ws, _ = _copy(root, operation, f"calibrate-{operation}")
         proc = _child(ws, 0, *operation_args(ws, operation))
         if proc.returncode != 0:
@@ -170,99 +122,86 @@ def calibrate(root: Path) -> dict[str, int]:
     return counts
 
 
-def _history_entries(ws: Path) -> tuple[list[dict], list[str]]:
-    entries, problems = [], []
-    for path in sorted((ws / "memory").glob("history*.jsonl")):
-        cursors = []
-        for number, line in enumerate(path.read_bytes().split(b"\n"), 1):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                problems.append(f"{path.name} line {number} does not parse")
-                continue
-            entries.append(entry)
-            cursors.append(entry.get("cursor"))
-        if cursors != sorted(set(cursors)):
-            problems.append(f"{path.name}: cursors not unique and increasing")
-    return entries, problems
-
-
-def check(ws: Path, acknowledged: list[int]) -> tuple[list[str], int]:
-    """Run the recovery (the next ``nanomem dream``) and check every invariant."""
-    broken: list[str] = []
-    recovery = _nanomem(ws, "dream", "--json")
-    git_dir = ws / ".nanomem.git" if (ws / ".nanomem.git").is_dir() else ws / ".git"
+def check(ws: Path, operation: str, facts: Facts) -> tuple[list[str], int]:
+    """Run the recovery (``operation``'s own, then the next ``nanomem dream``) and check every
+    invariant: the common ones, then ``operation``'s (``faultcases.INVARIANTS``)."""
+    broken = recover(ws, operation)
+    recovery = nanomem(ws, "dream", "--json")
     if recovery.returncode != 0:
         broken.append(f"recovers: rc {recovery.returncode}: {recovery.stderr.strip()[-200:]}")
-    if list(git_dir.rglob("*.lock")) != [p for p in git_dir.rglob("nanomem.lock")]:
+    repo = git_dir(ws)
+    if list(repo.rglob("*.lock")) != [p for p in repo.rglob("nanomem.lock")]:
         broken.append("recovers: a stale .lock is left in the git dir")
-    if (ws / "memory" / ".write-journal.json").exists():
-        broken.append("recovers: the write journal is left")
-    entries, problems = _history_entries(ws)
+    for journal in (".write-journal.json", ".forget-journal.json"):
+        if (ws / "memory" / journal).exists():
+            broken.append(f"recovers: memory/{journal} is left")
+    entries, problems = history_entries(ws)
     broken += [f"history: {p}" for p in problems]
     on_disk = {e.get("cursor") for e in entries}
     raw = (ws / "memory" / ".dream_cursor").read_text().strip() \
         if (ws / "memory" / ".dream_cursor").exists() else "0"
     dream_cursor = int(raw) if raw.isdigit() else 0
-    lost = [c for c in acknowledged if c not in on_disk and c > dream_cursor]
+    lost = [c for c in facts["acknowledged"] if c not in on_disk and c > dream_cursor]
     if lost:
         broken.append(f"no_lost_append: cursors {lost} acknowledged but gone")
     contents = Counter(e.get("content") for e in entries if e.get("kind") != "forgotten")
     twice = [c for c, n in contents.items() if n > 1]
     if twice:
         broken.append(f"no_duplicate: history holds {len(twice)} entries twice")
-    for rel in ("SOUL.md", "USER.md", "memory/MEMORY.md"):
+    for rel in (*MEMORY_FILES, "memory/PENDING.md"):
         path = ws / rel
         lines = [x for x in path.read_text("utf-8", "replace").splitlines()
-                 if x.startswith("- ")] if path.exists() else []
+                 if x.startswith("- ")] if path.exists() and rel in MEMORY_FILES else []
         if len(lines) != len(set(lines)):
             broken.append(f"no_duplicate: {rel} holds a line twice (a redone batch)")
-        shown = _git(ws, "show", f"HEAD:{rel}")
+        shown = git(ws, "show", f"HEAD:{rel}")
         committed = shown.stdout.encode() if shown.returncode == 0 else None
         if (path.read_bytes() if path.exists() else None) != committed:
             broken.append(f"committed_state: {rel} differs from HEAD after the recovery")
-    subjects = _git(ws, "log", "--format=%s").stdout.splitlines()
-    if any(s.startswith("manual:") for s in subjects):
+    if sum(s.startswith("manual:") for s in subjects(ws)) > facts["manual"]:
         broken.append("committed_state: a manual: commit (a killed write misattributed)")
-    trailers = [int(v) for v in _git(ws, "log", "--format=%(trailers:key=Dream-Cursor,valueonly)")
+    trailers = [int(v) for v in git(ws, "log", "--format=%(trailers:key=Dream-Cursor,valueonly)")
                 .stdout.split() if v.isdigit()]
     if dream_cursor > max([0, *trailers]):
         broken.append(f"dream_cursor: {dream_cursor} past the newest Dream-Cursor {max([0, *trailers])}")
-    fsck = _git(ws, "fsck", "--strict")
+    fsck = git(ws, "fsck", "--strict")
     if fsck.returncode != 0:
         broken.append(f"fsck: {(fsck.stdout + fsck.stderr).strip()[:200]}")
+    if operation in INVARIANTS:
+        broken += INVARIANTS[operation](ws, facts)
     return broken, len(lost)
 
 
 def run_trial(root: Path, number: int, operation: str, k: int) -> Trial:
+    """Copy ``operation``'s template, run it killed at write call ``k``, then :func:`check`."""
     trial = Trial(number, operation, k)
-    ws, acknowledged = _copy(root, operation, f"t{number}-{operation}")
+    ws, facts = _copy(root, operation, f"t{number}-{operation}")
     proc = _child(ws, k, *operation_args(ws, operation))
     trial.killed = proc.returncode == -9
     if not trial.killed and operation == "append" and proc.returncode == 0:
-        acknowledged.append(int(proc.stdout.strip().splitlines()[0]))
-    trial.broken, trial.lost = check(ws, acknowledged)
+        facts["acknowledged"].append(int(proc.stdout.strip().splitlines()[0]))
+    trial.broken, trial.lost = check(ws, operation, facts)
     if not trial.broken:
         shutil.rmtree(ws, ignore_errors=True)
     return trial
 
 
 def run_campaign(root: Path, *, seed: int, trials: int | None = None,
-                 seconds: float | None = None) -> list[Trial]:
-    """Trials round-robin over the operations, each killed at a random write call."""
+                 seconds: float | None = None,
+                 operations: tuple[str, ...] = OPERATIONS) -> list[Trial]:
+    """Trials round-robin over ``operations``, each killed at a random write call (each
+    operation at least once, whatever the time budget)."""
     rng = random.Random(seed)
-    counts = calibrate(root)
+    counts = calibrate(root, operations)
     done: list[Trial] = []
     deadline = time.monotonic() + seconds if seconds is not None else None
     number = 0
     while True:
         if trials is not None and number >= trials:
             break
-        if deadline is not None and time.monotonic() > deadline and number >= len(OPERATIONS):
+        if deadline is not None and time.monotonic() > deadline and number >= len(operations):
             break
-        operation = OPERATIONS[number % len(OPERATIONS)]
+        operation = operations[number % len(operations)]
         done.append(run_trial(root, number, operation, rng.randint(1, counts[operation])))
         number += 1
     return done
@@ -274,7 +213,7 @@ def render_report(trials: list[Trial], seconds: float) -> str:
     lines = [f"trials {len(trials)}, kills {kills}, broken invariants {sum(len(t.broken) for t in broken)} "
              f"in {len(broken)} trials, appends lost {sum(t.lost for t in trials)}, "
              f"{seconds:.0f} s"]
-    for operation in OPERATIONS:
+    for operation in dict.fromkeys(t.operation for t in trials):
         mine = [t for t in trials if t.operation == operation]
         lines.append(f"  {operation:<12} trials {len(mine):>3}  kills {sum(t.killed for t in mine):>3}  "
                      f"broken {sum(bool(t.broken) for t in mine):>3}")
@@ -289,11 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=None, help="a time budget instead")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--keep", action="store_true", help="keep the workspaces of broken trials")
+    parser.add_argument("--only", action="append", choices=OPERATIONS, default=None,
+                        metavar="OPERATION", help=f"only these operations (repeatable): "
+                        f"{', '.join(OPERATIONS)}")
     args = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="nanomem-faults-"))
     start = time.monotonic()
     trials = run_campaign(root, seed=args.seed, trials=None if args.seconds else args.trials,
-                          seconds=args.seconds)
+                          seconds=args.seconds, operations=tuple(args.only or OPERATIONS))
     print(render_report(trials, time.monotonic() - start))
     if args.keep and any(t.broken for t in trials):
         print(f"workspaces of broken trials: {root}")
