@@ -82,6 +82,7 @@ def test_forget_kill9_at_each_step_leaves_a_consistent_state_and_a_rerun_finishe
 ) -> None:
     shas = set(plant(workspace)["shas"])
     old_user, new_user = _old_and_new_user(workspace)
+    manual = git(f"--git-dir={_git_dir(workspace)}", "log", "--format=%s").count("manual:")
 
     killed = subprocess.run([sys.executable, "-c", _KILL_AT, str(workspace), at, FACT],
                             env=base_env(), capture_output=True, text=True, timeout=120)
@@ -98,4 +99,6 @@ def test_forget_kill9_at_each_step_leaves_a_consistent_state_and_a_rerun_finishe
     log = (workspace / "memory" / "forget-log.jsonl").read_text("utf-8").splitlines()
     subjects = git(f"--git-dir={_git_dir(workspace)}", "log", "--format=%s").splitlines()
     assert len(log) == 1 and sum(s.startswith("forget:") for s in subjects) == 1
+    # the files the killed run scrubbed are its own write, not a hand edit (session 27)
+    assert sum(s.startswith("manual:") for s in subjects) == manual, subjects[:4]
     assert not (workspace / "memory" / ".forget-journal.json").exists()

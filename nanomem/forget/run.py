@@ -35,7 +35,8 @@ from nanomem.config import Config
 from nanomem.errors import ForgetError, GitStoreError
 from nanomem.forget import receipt as receipts
 from nanomem.forget.match import Matcher
-from nanomem.forget.places import INDEX, FileEdit, Place, Scrubbed, places, read_file, scrub_lines
+from nanomem.forget.places import (INDEX, PENDING_PLACE, FileEdit, Place, Scrubbed,
+                                   memory_file_place, places, read_file, scrub_lines)
 from nanomem.forget.receipt import ForgetReceipt
 from nanomem.forget.sweep import sweep, sweep_objects, sweep_text
 from nanomem.store.fsutil import FileLock, atomic_write
@@ -44,7 +45,7 @@ from nanomem.versions.stalelocks import clear_stale_git_locks
 from nanomem.store.memfiles import (memory_lock, redact_memory_files, refuse_over_ceiling,
                                     write_memory_files)
 from nanomem.store.workspace import Workspace
-from nanomem.vocab import MEMORY_FILES, is_pinned
+from nanomem.vocab import MEMORY_FILES, PENDING, is_pinned
 from nanomem.versions import rewrite
 from nanomem.versions.commits import commit_kind
 from nanomem.versions.gitstore import GitStore, locate_git_dir
@@ -157,7 +158,9 @@ def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, co
         clear_stale_git_locks(store.git_dir)  # what a killed Dream or restore left, first:
         recover_journal(store)  # its journal holds the files' old and new bytes
         redact_memory_files(workspace)
-        store.commit_manual_if_dirty()  # hand edits are versioned first, then rewritten
+        # hand edits are versioned first, then rewritten; not what a killed run of this forget
+        # wrote itself (a file that is its HEAD version less the text): that was no hand edit
+        store.commit_manual_if_dirty(None if journal is None else _scrubbed_by(matcher, options))
         with FileLock(store.git_dir / "nanomem.lock"):
             plan = _plan(workspace, matcher, options, store.repo, store.git_dir)
             if plan.empty and journal is None:
@@ -216,6 +219,21 @@ def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, co
     if hits:
         log.warning("forget: the text is still in %d place(s): %s", len(hits), "; ".join(hits[:5]))
     return replace(receipt, hits=tuple(hits), status="incomplete" if hits else "forgotten")
+
+
+def _scrubbed_by(matcher: Matcher, options: ForgetOptions
+                 ) -> Callable[[str, bytes | None, bytes | None], bool]:
+    """Whether a versioned file holds exactly its committed bytes as this forget scrubs them."""
+    by_path = {PENDING: PENDING_PLACE}
+
+    def scrubbed(rel: str, committed: bytes | None, current: bytes | None) -> bool:
+        if committed is None or current is None or current == committed:
+            return False
+        place = by_path.get(rel) or memory_file_place(include_pinned=options.include_pinned,
+                                                      is_pinned=is_pinned)
+        return place.scrub(rel, committed, matcher).new == current
+
+    return scrubbed
 
 
 def _plan(workspace: Workspace, matcher: Matcher, options: ForgetOptions, repo: Any,

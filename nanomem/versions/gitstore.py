@@ -275,12 +275,21 @@ class GitStore:
         return {rel: data for rel, data in files.items() if data is not None}
 
     @_translated
-    def commit_manual_if_dirty(self) -> CommitInfo | None:
-        """Commit hand edits of the memory files as ``manual: <files>``; None when clean."""
+    def commit_manual_if_dirty(
+        self, own: Callable[[str, bytes | None, bytes | None], bool] | None = None
+    ) -> CommitInfo | None:
+        """Commit hand edits of the memory files as ``manual: <files>``; None when clean.
+        ``own(rel, committed, current)`` is True for a file the caller's own killed run wrote
+        (a forget's scrub): no hand edit, so it is left for that run's commit."""
         dirty = self.dirty_files()
-        if not dirty:
-            return None
-        return self.commit(f"manual: {summarize_files(dirty)}")
+        if own is None or not dirty:
+            return self.commit(f"manual: {summarize_files(dirty)}") if dirty else None
+        head = self._head_commit()
+        committed = tree_files(self.repo.object_store, head.tree) if head else {}
+        current = read_versioned_files(self.workspace)
+        edited = [rel for rel in dirty if not own(rel, committed.get(rel), current.get(rel))]
+        return self.commit(f"manual: {summarize_files(edited)}",
+                           changes={rel: current.get(rel) for rel in edited}) if edited else None
 
     def _commit_files(
         self, files: Mapping[str, bytes], message: str, *, record: bool = False
