@@ -4,6 +4,7 @@ nor runs the batch again; ``git fsck --strict`` stays clean; the journal is gone
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e_support import (
-    base_env, committed_bytes, dream_cursor, fake_edit, fake_finish, fsck, git_dir_of, init_ws,
+    base_env, committed_bytes, dream_cursor, fake_edit, fake_finish, fsck, git, git_dir_of, init_ws,
     memory_bytes, nanomem, openai_env, subjects,
 )
 from tests.fakellm import FakeLLM
@@ -113,5 +114,40 @@ def test_restore_kill9_at_each_write_step_is_completed_as_restore(
     assert log[0].startswith("restore:") and not any(s.startswith("manual:") for s in log)
     assert "Lyon" not in (ws / "USER.md").read_text()
     assert "KX ships" not in (ws / "memory" / "MEMORY.md").read_text()
+    assert memory_bytes(ws) == committed_bytes(ws) and not (ws / JOURNAL).exists()
+    fsck(git_dir_of(ws))
+
+
+def _asked(tmp_path: Path) -> Path:
+    """A workspace whose offline Dream asked question 1: a correction of a pinned line."""
+    ws = init_ws(tmp_path)
+    with (ws / "USER.md").open("a", encoding="utf-8") as user:
+        user.write("- Lives in Lisbon <!-- pin -->\n")
+    assert nanomem(ws, "append", "- [correction] Actually I moved to Porto last month.").rc == 0
+    assert nanomem(ws, "dream").rc == 0
+    assert "change a pinned line?" in nanomem(ws, "pending").out
+    return ws
+
+
+@pytest.mark.parametrize("where", ["after-journal", "before-commit", "before-clear"])
+def test_answer_kill9_after_its_journal_is_committed_and_audited_exactly_once(
+    tmp_path: Path, where: str
+) -> None:
+    """Session 27 (benchmarks/faults.py, answer-yes): the audit line was appended after the
+    journaled commit, so a kill after the journal left a ``confirm:`` commit (completed by the
+    next run) that no audit line recorded."""
+    ws = _asked(tmp_path)
+    _killed(ws, where, "pending", "yes", "1")
+    after = nanomem(ws, "dream", "--json")  # the next writer completes the journal
+    assert after.rc == 0, after.err
+    log = subjects(ws)
+    assert sum(s.startswith("confirm:") for s in log) == 1 and log[0].startswith("confirm:")
+    assert not any(s.startswith("manual:") for s in log[:1])
+    head = git(git_dir_of(ws), "rev-parse", "HEAD").strip()
+    audited = [json.loads(line) for line in (ws / "memory/dream-audit.jsonl").read_text().splitlines()]
+    answers = [r for r in audited if r.get("kind") == "question" and r.get("event") == "yes"]
+    assert [(r["question"], r["commit"]) for r in answers] == [(1, head)]
+    assert "- I moved to Porto last month. <!-- pin -->" in (ws / "USER.md").read_text()
+    assert json.loads(nanomem(ws, "pending", "--json").out) == []
     assert memory_bytes(ws) == committed_bytes(ws) and not (ws / JOURNAL).exists()
     fsck(git_dir_of(ws))

@@ -11,7 +11,9 @@
    in for the pins and corrections gates (:func:`nanomem.dream.questions.check_answer`); a
    pinned line changes only this way;
 4. write the file and ``PENDING.md`` without the question, and commit ``confirm:`` as one
-   journaled unit; append a ``"kind": "question"`` line to ``memory/dream-audit.jsonl``.
+   journaled unit with its ``"kind": "question"`` line of ``memory/dream-audit.jsonl``
+   (appended once the commit is made, also by the recovery of a run killed after its journal:
+   one audit line per ``confirm:`` commit).
 
 An answer that cannot be applied (no such question, the text changed since, a gate refuses)
 is a result with that status and a reason, and nothing is written.
@@ -94,12 +96,13 @@ def answer_question(workspace: Workspace, number: int, *, yes: bool, config: Con
                                     reason=problem, open_questions=left)
             before[question.path], after[question.path] = changed
         subject, body = _message(question, yes)
+        line = render_question_audit(question, event=answer, time=clock(), commit=None)
+        if config.audit_max_bytes is not None:  # the journal appends the line with its commit
+            audit.rotate_audit(workspace.audit, len(line.encode("utf-8")) + 40,
+                               config.audit_max_bytes, config.audit_keep)
         info = commit_journaled(store, WriteJournal("confirm", store.head(), subject, body,
-                                                    before=before, after=after))
+                                                    before=before, after=after, audit=line))
         sha = info.sha if info is not None else None
-        audit.append_audit(workspace.audit, render_question_audit(
-            question, event=answer, time=clock(), commit=sha),
-            max_bytes=config.audit_max_bytes, keep=config.audit_keep)
         files = tuple(rel for rel in (question.path, PENDING) if rel in after)
         return AnswerResult("applied" if yes else "dropped", number, answer, question, sha,
                             manual_sha, files=files, open_questions=len(rest.questions))

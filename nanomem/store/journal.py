@@ -31,11 +31,12 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from nanomem.errors import EditConflictError
-from nanomem.store.fsutil import atomic_write
+from nanomem.store.fsutil import append_durably, atomic_write
 from nanomem.store.memfiles import read_versioned_files, write_memory_files
 from nanomem.store.workspace import Workspace
 from nanomem.vocab import VERSIONED_FILES, WRITE_JOURNAL
@@ -43,6 +44,7 @@ from nanomem.vocab import VERSIONED_FILES, WRITE_JOURNAL
 log = logging.getLogger(__name__)
 
 VERSION = 1
+_AUDIT_SLACK = 64 * 1024  # what may follow the journal's audit lines: nothing, but be lenient
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class WriteJournal:
     trailers: Mapping[str, str] = field(default_factory=dict)
     before: Mapping[str, bytes | None] = field(default_factory=dict)
     after: Mapping[str, bytes | None] = field(default_factory=dict)
+    # JSON lines for memory/dream-audit.jsonl once the commit is made (``"commit": null``
+    # becomes its sha), appended exactly once even by the recovery of a killed run
+    audit: str = ""
 
 
 def _b64(data: bytes | None) -> str | None:
@@ -76,7 +81,8 @@ def render_journal(journal: WriteJournal) -> str:
              for rel in VERSIONED_FILES if rel in journal.after}
     return json.dumps({"version": VERSION, "kind": journal.kind, "base": journal.base,
                        "subject": journal.subject, "body": journal.body,
-                       "trailers": dict(journal.trailers), "files": files}, indent=1) + "\n"
+                       "trailers": dict(journal.trailers), "files": files,
+                       **({"audit": journal.audit} if journal.audit else {})}, indent=1) + "\n"
 
 
 def parse_journal(text: str) -> WriteJournal:
@@ -95,11 +101,14 @@ def parse_journal(text: str) -> WriteJournal:
     base = data.get("base")
     if base is not None and not isinstance(base, str):
         raise ValueError("base is not a sha")
+    if not isinstance(data.get("audit", ""), str):
+        raise ValueError("audit is not text")
     return WriteJournal(
         data["kind"], base, data["subject"], data["body"],
         {str(k): str(v) for k, v in trailers.items()},
         {rel: _unb64(v.get("before")) for rel, v in files.items()},
         {rel: _unb64(v.get("after")) for rel, v in files.items()},
+        data.get("audit", ""),
     )
 
 
@@ -131,6 +140,30 @@ def read_journal(workspace: Workspace) -> WriteJournal | None:
     log.warning("%s: unreadable write journal (%s); moved to %s, the memory files are taken "
                 "as they are", path, problem, aside.name)
     return None
+
+
+def append_journal_audit(workspace: Workspace, journal: WriteJournal, sha: str | None) -> None:
+    """Append the journal's audit lines for its commit ``sha``, unless a run killed after
+    appending them (before clearing the journal) already did: exactly once."""
+    if not journal.audit:
+        return
+    lines = []
+    for line in journal.audit.splitlines():
+        record = json.loads(line)
+        if isinstance(record, dict) and record.get("commit") is None:
+            record["commit"] = sha
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    text = "".join(lines)
+    path = workspace.audit
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - len(text.encode("utf-8")) - _AUDIT_SLACK))
+            if text.encode("utf-8") in handle.read():
+                return
+    except FileNotFoundError:
+        pass
+    append_durably(path, text.encode("utf-8"))
 
 
 def clear_journal(workspace: Workspace) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 from nanomem.errors import EditConflictError, GitStoreError
 from nanomem.store.journal import (
     WriteJournal,
+    append_journal_audit,
     apply_journal,
     clear_journal,
     read_file_states,
@@ -46,6 +47,7 @@ def commit_journaled(store: Any, journal: WriteJournal) -> Any:
     try:
         apply_journal(ws, journal)
         info = _commit(store, journal)
+        append_journal_audit(ws, journal, info.sha if info is not None else None)
     except EditConflictError:
         clear_journal(ws)
         raise
@@ -74,6 +76,7 @@ def recover_journal(store: Any) -> str | None:
         info = store.show(head)
         if (info.subject == journal.subject and dict(info.trailers) == dict(journal.trailers)
                 and info.parents[:1] == ((journal.base,) if journal.base else ())):
+            append_journal_audit(ws, journal, info.sha)
             clear_journal(ws)
             log.info("the interrupted %s write was committed (%s); journal cleared",
                      journal.kind, info.short)
@@ -83,6 +86,7 @@ def recover_journal(store: Any) -> str | None:
     if head == journal.base and not edited:
         apply_journal(ws, journal)
         info = _commit(store, journal)
+        append_journal_audit(ws, journal, info.sha if info is not None else None)
         clear_journal(ws)
         log.warning("completed the %s write that a killed run left half done: %s", journal.kind,
                     info.short if info is not None else "nothing to commit")
