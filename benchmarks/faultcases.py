@@ -141,10 +141,10 @@ def _build(operation: str, ws: Path, acknowledged: list[int]) -> None:
         assert "USER.md: change a pinned line?" in nanomem(ws, "pending").stdout
     elif operation == "compact":  # processed entries that a lowered limit moves into a segment
         acknowledged += [_append(ws, f"- [durable] User keeps box {n} in hall {n + 20}.")
-                         for n in range(20)]
-        _ok(nanomem(ws, "dream"))
+                         for n in range(3)]
+        _ok(nanomem(ws, "dream"))  # 6 entries processed; keeping 1, the next run moves 1-5
         with (ws / "nanomem.toml").open("a", encoding="utf-8") as toml:
-            toml.write("\n[history]\nmax_history_entries = 3\n")
+            toml.write("\n[history]\nmax_history_entries = 1\n")
 
 
 def prepare(root: Path, operation: str) -> tuple[Path, Facts]:
