@@ -8,7 +8,7 @@
 Each trial copies a fresh workspace (``nanomem init``, appends, a committed Dream; then what
 the operation needs, ``benchmarks/faultcases.py``), then runs one operation (``append``,
 offline ``consolidate``, offline ``dream``, ``restore``, ``forget``, ``pending yes 1`` and
-``pending no 1``, a Dream that ``compact``\ s history) in a child process that kills itself
+``pending no 1``, a Dream that compacts history, ``compact``) in a child process that kills itself
 with SIGKILL at its k-th file-system write call (``os.open``, ``write``, ``pwrite``, ``fsync``,
 ``replace``, ``rename``, ``unlink``, ``mkdir``, ``ftruncate``, ``link``), k drawn at random
 below the count a calibration run of that operation made. Then the recovery the design
