@@ -70,7 +70,10 @@ def test_prior_asks_change_only_for_the_value_as_it_is_now(query: str, asks: boo
     ("there's a strike so we've switched it all to Porto instead", prior.ANSWER_BOOST),
     ("they've bumped it. it's now the 3rd of November", prior.ANSWER_BOOST),
     ("签证来不及办，我们改成去泰国了", prior.ANSWER_BOOST),
+    ("我妹妹不在上海住了，下个月搬回老家", prior.ANSWER_BOOST),  # 不…了: no longer
+    ("婚礼的日子定了，就在五一", prior.ANSWER_BOOST),  # 定了: settled
     ("Clara and I are going to Lisbon in May!", 1.0),
+    ("我妹妹不喜欢上海，太吵。", 1.0),  # 不 without 了 reports no change
 ])
 def test_prior_change_boost_when_the_text_reports_a_change(text: str, boost: float) -> None:
     assert prior.plan_change_prior(True, text) == boost

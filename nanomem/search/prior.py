@@ -99,9 +99,10 @@ _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I
 _CHANGE_QUESTION = re.compile(  # asks for the value as it is now, or as it ended up
     r"\b(now|currently|current|these days|end(ed|s)? up|eventually|finally|final|in the end"
     r"|most recent(ly)?|latest)\b|现在|最后|后来|最终|目前")
-_CHANGE_TEXT = re.compile(  # reports that something changed
+_CHANGE_TEXT = re.compile(  # reports that something changed, or was settled
     r"\b(instead|change of plan|changed?|switch(ed)?|moved?|rebook(ed)?|bump(ed)?|postponed?"
-    r"|cancell?ed|renamed?|swap(ped)?|replaced?|no longer|any ?more|now)\b|改|换|变|推迟|取消")
+    r"|cancell?ed|renamed?|swap(ped)?|replaced?|no longer|any ?more|now)\b|改|换|变|推迟|取消"
+    r"|定了|决定|不[^，。！？,.!?]{1,5}了")  # 定了 "it's settled"; 不…了 "no longer …" (不干了, 不要X了)
 _AMOUNT_TEXT = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
     r"|fifty|hundred|thousand|dozen|half)\b|[两二三四五六七八九十百千万]")
