@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nanomem.records import NOT_JSON, to_json
+from nanomem.store.fsutil import read_tail
 from nanomem.versions.commits import render_file_diff
 from nanomem.text.redact import redact
 from nanomem.text.sanitize import sanitize_line
@@ -247,12 +248,10 @@ def render_recall_line(health: Any, *, time: datetime, batch: str, commit: str |
 def read_audit_tail(path: Path, limit: int = TAIL_BYTES) -> str:
     """The newest ``limit`` bytes of the audit, from the first whole line ("" when absent)."""
     try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - limit))
-            data = handle.read()
+        size = path.stat().st_size
     except FileNotFoundError:
         return ""
+    data = read_tail(path, limit)
     if size > limit:
         data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     return data.decode("utf-8", "replace")

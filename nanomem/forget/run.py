@@ -224,13 +224,12 @@ def _real_run(workspace: Workspace, matcher: Matcher, options: ForgetOptions, co
 def _scrubbed_by(matcher: Matcher, options: ForgetOptions
                  ) -> Callable[[str, bytes | None, bytes | None], bool]:
     """Whether a versioned file holds exactly its committed bytes as this forget scrubs them."""
-    by_path = {PENDING: PENDING_PLACE}
+    memory = memory_file_place(include_pinned=options.include_pinned, is_pinned=is_pinned)
 
     def scrubbed(rel: str, committed: bytes | None, current: bytes | None) -> bool:
         if committed is None or current is None or current == committed:
             return False
-        place = by_path.get(rel) or memory_file_place(include_pinned=options.include_pinned,
-                                                      is_pinned=is_pinned)
+        place = PENDING_PLACE if rel == PENDING else memory
         return place.scrub(rel, committed, matcher).new == current
 
     return scrubbed

@@ -96,6 +96,17 @@ def write_fully(fd: int, payload: bytes) -> None:
     os.fsync(fd)
 
 
+def read_tail(path: Path, limit: int) -> bytes:
+    """The last ``limit`` bytes of ``path`` (all of it when shorter; b"" when absent)."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - limit))
+            return handle.read()
+    except FileNotFoundError:
+        return b""
+
+
 def append_durably(path: Path, payload: bytes, *, error: AppendError | None = None) -> None:
     """Append ``payload`` to ``path`` in one ``write`` on an ``O_APPEND`` descriptor, then fsync.
 

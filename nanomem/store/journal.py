@@ -31,12 +31,11 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from nanomem.errors import EditConflictError
-from nanomem.store.fsutil import append_durably, atomic_write
+from nanomem.store.fsutil import append_durably, atomic_write, read_tail
 from nanomem.store.memfiles import read_versioned_files, write_memory_files
 from nanomem.store.workspace import Workspace
 from nanomem.vocab import VERSIONED_FILES, WRITE_JOURNAL
@@ -153,17 +152,9 @@ def append_journal_audit(workspace: Workspace, journal: WriteJournal, sha: str |
         if isinstance(record, dict) and record.get("commit") is None:
             record["commit"] = sha
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
-    text = "".join(lines)
-    path = workspace.audit
-    try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - len(text.encode("utf-8")) - _AUDIT_SLACK))
-            if text.encode("utf-8") in handle.read():
-                return
-    except FileNotFoundError:
-        pass
-    append_durably(path, text.encode("utf-8"))
+    data = "".join(lines).encode("utf-8")
+    if data not in read_tail(workspace.audit, len(data) + _AUDIT_SLACK):
+        append_durably(workspace.audit, data)
 
 
 def clear_journal(workspace: Workspace) -> None:
