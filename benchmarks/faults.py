@@ -25,6 +25,8 @@ dream``) and these invariants are checked:
   misattributed write);
 * ``dream_cursor``: the dream cursor is not past the newest ``Dream-Cursor:`` trailer;
 * ``fsck``: ``git fsck --strict`` is clean;
+* ``audited``: every ``dream:`` commit is named by a line of ``memory/dream-audit*.jsonl``, and
+  no line naming a commit is there twice;
 * each operation's own (``faultcases.INVARIANTS``): ``forget_gone`` and ``forget_kept``,
   ``answer_once``, ``archive``, ``compaction``.
 
@@ -164,12 +166,27 @@ def check(ws: Path, operation: str, facts: Facts) -> tuple[list[str], int]:
                 .stdout.split() if v.isdigit()]
     if dream_cursor > max([0, *trailers]):
         broken.append(f"dream_cursor: {dream_cursor} past the newest Dream-Cursor {max([0, *trailers])}")
+    broken += _audit_invariants(ws)
     fsck = git(ws, "fsck", "--strict")
     if fsck.returncode != 0:
         broken.append(f"fsck: {(fsck.stdout + fsck.stderr).strip()[:200]}")
     if operation in INVARIANTS:
         broken += INVARIANTS[operation](ws, facts)
     return broken, len(lost)
+
+
+def _audit_invariants(ws: Path) -> list[str]:
+    """``audited``: each ``dream:`` commit has its audit lines, none of them twice."""
+    named = Counter(line for path in sorted((ws / "memory").glob("dream-audit*.jsonl"))
+                    for line in path.read_text("utf-8", "replace").splitlines()
+                    if '"commit": "' in line)
+    shas = git(ws, "log", "--format=%H %s").stdout.splitlines()
+    unaudited = [sha[:7] for sha, _, subject in (s.partition(" ") for s in shas)
+                 if subject.startswith("dream:") and not any(sha in line for line in named)]
+    broken = [f"audited: dream: commit {', '.join(unaudited)} has no audit line"] if unaudited else []
+    if any(n > 1 for n in named.values()):
+        broken.append("audited: an audit line naming a commit is there twice")
+    return broken
 
 
 def run_trial(root: Path, number: int, operation: str, k: int) -> Trial:

@@ -4,6 +4,7 @@ middle of the run, an interrupted multi-file write. Real repositories, FakeLLM o
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -277,3 +278,26 @@ def test_forget_completes_a_killed_dream_write_first_so_its_journal_holds_no_cop
     assert not (setup.ws.root / "memory" / ".write-journal.json").exists()
     assert "KX ships" not in setup.read("memory/MEMORY.md")
     assert "- User lives in Lyon." in setup.read("USER.md")  # the rest of the Dream is kept
+
+
+@pytest.mark.parametrize("transport", ["mock", pytest.param("server", marks=pytest.mark.slow)])
+def test_dream_survives_a_model_escaping_half_a_surrogate_pair(setup: Setup, transport: str) -> None:
+    """Hostile input: ``"\\ud800"`` in a tool call's arguments decoded to a lone surrogate, and
+    the run crashed with UnicodeEncodeError sending the next request (the refusal quotes the
+    path), leaving neither its commit nor its audit lines."""
+    setup.history.append("- [durable] Lives in Porto")
+    fake = FakeLLM()
+    usage = {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+    fake.enqueue_tool_calls([
+        ("edit_file", r'{"path": "../x\ud800.md", "old_text": "a", "new_text": "b"}'),
+        ("edit_file", r'{"path": "USER.md", "old_text": "## Facts\n", '
+                      r'"new_text": "## Facts\n- Lives in Porto \udcff\n"}'),
+        finish()], usage=usage)
+    fake.enqueue_tool_calls([finish()], usage=usage)
+    with provider_over(transport, fake) as engine:
+        result = setup.dream(engine)
+    assert result.status == "committed", result
+    assert "- Lives in Porto \ufffd\n" in setup.read("USER.md")
+    records = [json.loads(line) for line in setup.ws.audit.read_text(encoding="utf-8").splitlines()]
+    refused = [r for r in records if r.get("tool") == "edit_file"]
+    assert [(r["path"], r["commit"]) for r in refused] == [("../x\ufffd.md", result.commit)]

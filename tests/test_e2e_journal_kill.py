@@ -94,6 +94,12 @@ def test_dream_kill9_at_each_write_step_is_completed_once_and_never_manual(
     assert (ws / "USER.md").read_text().count("- User lives in Lyon.") == 1
     assert (ws / "memory" / "MEMORY.md").read_text().count("- KX ships in May.") == 1
     assert dream_cursor(ws) == "1"
+    # the killed run's audit lines ride in its journal: appended once, with the dream: commit
+    # (session 31; before, they followed the commit and a kill left it unaudited)
+    dream_sha = git(git_dir_of(ws), "log", "-1", "--format=%H", "--grep=^dream:").strip()
+    audited = [json.loads(line) for line in (ws / "memory/dream-audit.jsonl").read_text().splitlines()]
+    kinds = sorted(r.get("kind", "refusal") for r in audited if r.get("commit") == dream_sha)
+    assert "ledger" in kinds and len(kinds) == len(set(kinds)), kinds
     fsck(git_dir_of(ws))
 
 

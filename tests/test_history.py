@@ -142,8 +142,10 @@ def test_append_keeps_lone_surrogates_and_line_separators_on_one_line(workspace:
     history = make_history(workspace)
     text = "odd \udc80 bytes\u2028next\nline"
     history.append(text)
-    assert history.read_since(0)[0].content == text
-    assert (workspace / "memory" / "history.jsonl").read_bytes().count(b"\n") == 1
+    raw = (workspace / "memory" / "history.jsonl").read_bytes()
+    assert raw.count(b"\n") == 1 and json.loads(raw)["content"] == text  # kept as written
+    # read as U+FFFD (session 31): a lone surrogate crashed every UTF-8 writer it reached
+    assert history.read_since(0)[0].content == "odd \ufffd bytes\u2028next\nline"
 
 
 # reading --------------------------------------------------------------------------------------

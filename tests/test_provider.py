@@ -355,6 +355,25 @@ def test_parse_response_tolerates_null_content_parts_and_legacy_function_call() 
     assert reply.usage == Usage(3, 0, 3)
 
 
+def test_parse_response_replaces_lone_surrogates_the_reply_escapes() -> None:
+    """JSON may escape half of a UTF-16 pair (``"\\ud800"``); Python decodes it to a character
+    no UTF-8 request, file or audit line can hold, which crashed the next request of the run."""
+    reply = parse_response({"choices": [{"message": {
+        "content": "a\ud800b",
+        "tool_calls": [
+            {"id": "c1", "function": {"name": "f", "arguments": r'{"x": "\udcff!", "ok": "\ud83d\ude00"}'}},
+            {"id": "c2", "function": {"name": "g", "arguments": {"y": "\udfff"}}},
+            {"id": "c3", "function": {"name": "h", "arguments": r'not json \ud800'}},
+        ]}}]})
+    assert reply.content == "a\ufffdb"
+    first, second, third = (c.arguments for c in reply.tool_calls)
+    assert json.loads(first) == {"x": "\ufffd!", "ok": "\U0001f600"}  # a whole pair is kept
+    assert json.loads(second) == {"y": "\ufffd"}
+    assert third == r'not json \ud800'  # refused later as not JSON, as it came
+    for text in (reply.content, first, second):
+        text.encode("utf-8")
+
+
 def test_parse_response_raises_on_an_error_body_sent_with_200() -> None:
     with pytest.raises(ProviderError, match="no completion .*rate limit reached"):
         parse_response({"error": {"message": "rate limit reached", "code": 429}})

@@ -117,3 +117,17 @@ def test_agent_tool_memory_remember_appends_and_answers_in_json(workspace: Path)
     assert missing["error"].startswith("memory_remember arguments: 'text' is a required property")
     assert [line["content"] for line in history(workspace)] == [
         "- [permanent] Allergic to peanuts."]
+
+
+def test_remember_half_a_surrogate_pair_stays_in_history_and_dream_files_a_replacement(
+    workspace: Path,
+) -> None:
+    """Hostile input through the Python API: a lone surrogate (``"\\ud800"``) is kept in the
+    history, escaped, but was read back as it came, and the next Dream crashed with
+    UnicodeEncodeError writing USER.md."""
+    with Memory(workspace, clock=_clock) as memory:
+        memory.remember("Lives in Porto \ud800 near the river.")
+        result = memory.dream()
+    assert history(workspace)[-1]["content"] == "- [durable] Lives in Porto \ud800 near the river."
+    assert result.status == "committed", result
+    assert "Porto \ufffd near the river" in (workspace / "USER.md").read_text("utf-8")

@@ -82,6 +82,8 @@ __all__ = ["DreamResult", "DreamTask", "Refusal", "run_dream"]
 
 log = logging.getLogger(__name__)
 
+_SHA_ROOM = 40  # per audit line: a commit sha in place of its null
+
 # search(query, k, files) -> hits with .text; ``files`` holds the new bytes of changed files
 Search = Callable[[str, int, Mapping[str, bytes]], Sequence[Any]]
 
@@ -292,8 +294,11 @@ class _Run:
             return self._failed(f"writing memory/MOVED.md failed: {exc}")
         self._check_recall({rel: audit.encode(files_after[rel]) for rel in changes if rel in MEMORY_FILES})
         try:  # one journaled unit: compare-and-swap per file, then commit exactly those bytes
+            lines = self._audit_text("committed", None)  # its commit filled in by the journal
+            self._rotate_audit_for(lines)
             info = commit_journaled(self.store, self._journal(files_before, files_after,
-                                                              existed, changes, diff, after))
+                                                              existed, changes, diff, after,
+                                                              lines))
         except EditConflictError as exc:  # a hand edit landed after the manual: commit; kept
             return self._failed(str(exc))
         except (GitStoreError, OSError) as exc:  # the files were put back: the run changes nothing
@@ -302,7 +307,6 @@ class _Run:
         if sha is None:  # git saw no difference (cannot happen after a staged change)
             log.warning("dream commit was empty although %s changed", ", ".join(changes))
         self.history.write_dream_cursor(after)
-        self._audit("committed", sha)
         self._compact()
         self.say(f"committed {sha[:7] if sha else '-'}; dream cursor {before} -> {after}")
         return self._result("committed" if sha else "no_changes", after, diff=diff, commit=sha)
@@ -411,13 +415,15 @@ class _Run:
 
     def _journal(self, originals: Mapping[str, str], current: Mapping[str, str],
                  existed: Mapping[str, bool], changes: Mapping[str, tuple[int, int]], diff: str,
-                 after: int) -> WriteJournal:
-        """The run's write as a journal: the bytes each changed file had and gets, the commit."""
+                 after: int, audit_lines: str) -> WriteJournal:
+        """The run's write as a journal: the bytes each changed file had and gets, the commit,
+        and the audit lines appended once it is made (by this run or by the recovery of a
+        killed one, exactly once)."""
         return WriteJournal(
             "dream", self.store.head(), audit.render_subject(changes, self.span or ""),
             self._body(changes, diff), {"Dream-Cursor": str(after), "Batch": self.span or ""},
             before={rel: audit.encode(originals[rel]) if existed[rel] else None for rel in changes},
-            after={rel: audit.encode(current[rel]) for rel in changes})
+            after={rel: audit.encode(current[rel]) for rel in changes}, audit=audit_lines)
 
     def _result(self, status: str, after: int, **extra: Any) -> DreamResult:
         notes = [n.strip() for n in self.tally.notes if n.strip()]
@@ -436,7 +442,19 @@ class _Run:
             self._audit("failed")
         return self._result("failed", self.before, reason=reason)
 
-    def _audit(self, outcome: str, sha: str | None = None) -> None:
+    def _audit(self, outcome: str) -> None:
+        """Append the audit lines of a run that made no commit (``no_changes``, ``failed``)."""
+        audit.append_audit(self.ws.audit, self._audit_text(outcome, None),
+                           max_bytes=self.config.audit_max_bytes, keep=self.config.audit_keep)
+
+    def _rotate_audit_for(self, lines: str) -> None:
+        """Rotate the audit log first if ``lines``, their commit filled in, would overflow it."""
+        if self.config.audit_max_bytes is not None and lines:
+            adding = len(lines.encode("utf-8")) + _SHA_ROOM * lines.count("\n")
+            audit.rotate_audit(self.ws.audit, adding, self.config.audit_max_bytes,
+                               self.config.audit_keep)
+
+    def _audit_text(self, outcome: str, sha: str | None) -> str:
         replay_of = self.replay.sha if self.replay else None
         text = audit.render_audit_lines(self.tally.refusals, time=self.clock(), outcome=outcome,
                                         commit=sha, replay_of=replay_of,
@@ -451,8 +469,7 @@ class _Run:
         if outcome != "failed" and self.recall is not None:
             text += audit.render_recall_line(self.recall, time=self.clock(), batch=self.span or "",
                                              commit=sha)
-        audit.append_audit(self.ws.audit, text, max_bytes=self.config.audit_max_bytes,
-                           keep=self.config.audit_keep)
+        return text
 
     def _compact(self) -> None:
         if self.dry_run:

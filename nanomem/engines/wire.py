@@ -22,6 +22,9 @@ from typing import Any
 from nanomem.engines.chat import ChatRequest, ChatResponse, ToolCall, Usage
 from nanomem.engines.textcalls import ID_PATTERN, make_call_id, parse_text_tool_calls, strip_think
 from nanomem.errors import ProviderError
+from nanomem.text.sanitize import replace_lone_surrogates
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 #: Keys an OpenAI message may carry; session extras such as ``timestamp`` are stripped.
 #: ``reasoning_content`` goes back only on an assistant tool-call turn (DeepSeek needs it).
@@ -93,6 +96,7 @@ def parse_response(
     """
     if not isinstance(body, dict):
         raise ProviderError(f"reply is a JSON {type(body).__name__}, not an object; check base_url")
+    body = replace_lone_surrogates(body)
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         detail = error_text(body) or "no 'choices'"
@@ -137,6 +141,12 @@ def _parse_call(index: int, raw: dict[str, Any], seed: str) -> ToolCall:
         arguments = "{}"
     elif not isinstance(arguments, str):
         arguments = json.dumps(arguments, ensure_ascii=False)
+    elif _ESCAPED_SURROGATE.search(arguments):  # "\\ud800": half a pair once decoded
+        try:
+            arguments = json.dumps(replace_lone_surrogates(json.loads(arguments)),
+                                   ensure_ascii=False)
+        except ValueError:  # not JSON: the tool call is refused as it is
+            pass
     call_id: str = raw["id"] if isinstance(raw.get("id"), str) else ""
     if not ID_PATTERN.match(call_id):
         call_id = make_call_id(f"{seed}/{index}/{call_id}")

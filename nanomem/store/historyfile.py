@@ -28,6 +28,7 @@ from typing import BinaryIO
 
 from nanomem.errors import StoreFileError
 from nanomem.store.fsutil import os_error_fix
+from nanomem.text.sanitize import replace_lone_surrogates
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +96,9 @@ def parse_line(line: str) -> HistoryEntry | LineProblem:
         return LineProblem("bad-content", f"content {content!r:.40}")
     text_or = {key: data[key] if isinstance(data.get(key), str) else None
                for key in ("timestamp", "session_key", "kind", "chunk", "said_at")}
-    return HistoryEntry(cursor, text_or["timestamp"] or "", content,
+    # a lone surrogate stays escaped in the file (nothing lost) but is read as U+FFFD: no
+    # memory file, request or commit can hold one
+    return HistoryEntry(cursor, text_or["timestamp"] or "", replace_lone_surrogates(content),
                         text_or["session_key"], text_or["kind"], text_or["chunk"],
                         text_or["said_at"])
 

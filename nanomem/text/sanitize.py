@@ -10,6 +10,9 @@ it forge lines of a commit body, such as a ``Dream-Cursor:`` trailer.
   control character is shown escaped.
 - :func:`sanitize_terminal` is for multi-line output: ``\\n``, ``\\r\\n`` and ``\\t`` stay, every
   other control character is shown escaped.
+- :func:`replace_lone_surrogates` is for any text taken in (a model's reply, a history entry):
+  JSON can escape half of a UTF-16 pair (``"\\\\ud800"``), which Python decodes to a character
+  that no UTF-8 file, request or audit line can hold; it becomes U+FFFD.
 
 "Control character" here means C0 (U+0000–U+001F, ESC included), DEL (U+007F), C1
 (U+0080–U+009F; U+009B is a one-byte CSI), the line and paragraph separators, and the
@@ -26,11 +29,13 @@ nothing is silently dropped and an ESC sequence is shown as inert text.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 _LINE_BREAKS = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
 _CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
 _JSON_UNSAFE = re.compile(f"[\x7f-\x9f\u2028\u2029{_BIDI}]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _TERMINAL_CONTROL = re.compile(f"\r(?!\n)|[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
 
 
@@ -74,3 +79,19 @@ def find_controls(text: str) -> set[str]:
     (set(), ['\\\\x00', '\\\\x1b'])
     """
     return {escape_char(m.group(0)) for m in _TERMINAL_CONTROL.finditer(text)}
+
+
+def replace_lone_surrogates(value: Any) -> Any:
+    """``value`` (text, or lists and dicts of it, as JSON decodes) with each lone surrogate
+    replaced by U+FFFD; everything else as it was.
+
+    >>> replace_lone_surrogates({"path": "a\\ud800b", "n": [1, "\\udcff"]})
+    {'path': 'a\\ufffdb', 'n': [1, '\\ufffd']}
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [replace_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {replace_lone_surrogates(k): replace_lone_surrogates(v) for k, v in value.items()}
+    return value
