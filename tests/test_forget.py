@@ -290,6 +290,18 @@ def test_matcher_matches_folded_text_and_refuses_tiny_patterns() -> None:
         Matcher.literal("two\nlines")
 
 
+def test_forget_refuses_half_a_surrogate_pair_with_a_clear_error(workspace: Path) -> None:
+    """Only the Python API can pass one. It was taken as a pattern no file can hold (a forget
+    that finds nothing, reported as done), and raised UnicodeEncodeError where a history entry
+    held the same half pair."""
+    plant(workspace)
+    before = {p: p.read_bytes() for p in workspace.rglob("*.md")}
+    with pytest.raises(ForgetError, match="half of a UTF-16 surrogate pair"):
+        memory(workspace).forget("Porto \ud800")
+    assert {p: p.read_bytes() for p in workspace.rglob("*.md")} == before
+    assert Matcher.literal("Porto \U0001f600").matches("porto \U0001f600 by the sea")
+
+
 def test_forget_chat_command_never_echoes_the_text(workspace: Path) -> None:
     plant(workspace)
     mem = memory(workspace)

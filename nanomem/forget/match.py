@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nanomem.errors import ForgetError
+from nanomem.text.sanitize import replace_lone_surrogates
 
 MIN_PATTERN_CHARS = 2
 _SPACES = re.compile(r"\s+")
@@ -155,3 +156,6 @@ class Matcher:
 def _check_one_line(pattern: str) -> None:
     if not isinstance(pattern, str) or "\n" in pattern or "\r" in pattern:
         raise ForgetError("the pattern must be one line of text; forget each line on its own")
+    if replace_lone_surrogates(pattern) != pattern:  # only the Python API can pass one
+        raise ForgetError("the pattern holds half of a UTF-16 surrogate pair, which no file can "
+                          "hold; pass the whole character (or the text around it)")
