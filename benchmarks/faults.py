@@ -25,8 +25,8 @@ dream``) and these invariants are checked:
   misattributed write);
 * ``dream_cursor``: the dream cursor is not past the newest ``Dream-Cursor:`` trailer;
 * ``fsck``: ``git fsck --strict`` is clean;
-* ``audited``: every ``dream:`` commit is named by a line of ``memory/dream-audit*.jsonl``, and
-  no line naming a commit is there twice;
+* ``audited``: every ``dream:`` commit is named by a line of ``memory/dream-audit*.jsonl`` (by
+  its sha, or by one a forget rewrote into it), and no line naming a commit is there twice;
 * each operation's own (``faultcases.INVARIANTS``): ``forget_gone`` and ``forget_kept``,
   ``answer_once``, ``archive``, ``compaction``.
 
@@ -38,6 +38,7 @@ what was lost. The suite runs a few seconds of it (``tests/test_crash_random.py`
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import shutil
@@ -57,6 +58,7 @@ from benchmarks.faultcases import (INVARIANTS, MEMORY_FILES, Facts, env, git,  #
                                    git_dir, history_entries, nanomem, operation_args, prepare,
                                    recover, subjects)
 
+_SHA = re.compile(r'"commit": "([0-9a-f]{40})"')
 OPERATIONS = ("append", "consolidate", "dream", "restore", "forget", "answer-yes", "answer-no",
               "compact")
 
@@ -176,13 +178,25 @@ def check(ws: Path, operation: str, facts: Facts) -> tuple[list[str], int]:
 
 
 def _audit_invariants(ws: Path) -> list[str]:
-    """``audited``: each ``dream:`` commit has its audit lines, none of them twice."""
+    """``audited``: each ``dream:`` commit has its audit lines, none of them twice. A line may
+    name the commit's sha before a forget rewrote it (``memory/forget-log.jsonl``'s maps)."""
     named = Counter(line for path in sorted((ws / "memory").glob("dream-audit*.jsonl"))
                     for line in path.read_text("utf-8", "replace").splitlines()
                     if '"commit": "' in line)
+    rewritten: dict[str, str] = {}
+    log = ws / "memory" / "forget-log.jsonl"
+    for line in (log.read_text("utf-8", "replace").splitlines() if log.exists() else []):
+        rewritten.update(json.loads(line).get("sha_map") or {})
+    def now(sha: str) -> str:  # through every forget since
+        seen = set()
+        while sha in rewritten and sha not in seen:
+            seen.add(sha)
+            sha = rewritten[sha]
+        return sha
+    audited = {now(sha) for line in named for sha in _SHA.findall(line)}
     shas = git(ws, "log", "--format=%H %s").stdout.splitlines()
     unaudited = [sha[:7] for sha, _, subject in (s.partition(" ") for s in shas)
-                 if subject.startswith("dream:") and not any(sha in line for line in named)]
+                 if subject.startswith("dream:") and sha not in audited]
     broken = [f"audited: dream: commit {', '.join(unaudited)} has no audit line"] if unaudited else []
     if any(n > 1 for n in named.values()):
         broken.append("audited: an audit line naming a commit is there twice")
