@@ -294,7 +294,7 @@ class _Run:
             return self._failed(f"writing memory/MOVED.md failed: {exc}")
         self._check_recall({rel: audit.encode(files_after[rel]) for rel in changes if rel in MEMORY_FILES})
         try:  # one journaled unit: compare-and-swap per file, then commit exactly those bytes
-            lines = self._audit_text("committed", None)  # its commit filled in by the journal
+            lines = self._audit_text("committed")  # "commit": null, filled in by the journal
             self._rotate_audit_for(lines)
             info = commit_journaled(self.store, self._journal(files_before, files_after,
                                                               existed, changes, diff, after,
@@ -444,31 +444,33 @@ class _Run:
 
     def _audit(self, outcome: str) -> None:
         """Append the audit lines of a run that made no commit (``no_changes``, ``failed``)."""
-        audit.append_audit(self.ws.audit, self._audit_text(outcome, None),
+        audit.append_audit(self.ws.audit, self._audit_text(outcome),
                            max_bytes=self.config.audit_max_bytes, keep=self.config.audit_keep)
 
     def _rotate_audit_for(self, lines: str) -> None:
         """Rotate the audit log first if ``lines``, their commit filled in, would overflow it."""
         if self.config.audit_max_bytes is not None and lines:
-            adding = len(lines.encode("utf-8")) + _SHA_ROOM * lines.count("\n")
+            adding = len(lines.encode("utf-8", "surrogatepass")) + _SHA_ROOM * lines.count("\n")
             audit.rotate_audit(self.ws.audit, adding, self.config.audit_max_bytes,
                                self.config.audit_keep)
 
-    def _audit_text(self, outcome: str, sha: str | None) -> str:
+    def _audit_text(self, outcome: str) -> str:
+        """The run's audit lines, each with ``"commit": null`` (a committing run's journal
+        fills in the sha)."""
         replay_of = self.replay.sha if self.replay else None
         text = audit.render_audit_lines(self.tally.refusals, time=self.clock(), outcome=outcome,
-                                        commit=sha, replay_of=replay_of,
+                                        commit=None, replay_of=replay_of,
                                         refused_more=self.tally.refused_more,
                                         quote=self.config.quote_max_chars)
         if outcome != "failed" and self.ledger:  # a failed run leaves its facts to the next one
             text += audit.render_ledger_line(self.ledger, time=self.clock(), batch=self.span or "",
-                                             outcome=outcome, commit=sha, replay_of=replay_of)
+                                             outcome=outcome, commit=None, replay_of=replay_of)
         if outcome != "failed":
-            text += "".join(render_question_audit(q, event="asked", time=self.clock(), commit=sha)
+            text += "".join(render_question_audit(q, event="asked", time=self.clock(), commit=None)
                             for q in self.tally.questions)
         if outcome != "failed" and self.recall is not None:
             text += audit.render_recall_line(self.recall, time=self.clock(), batch=self.span or "",
-                                             commit=sha)
+                                             commit=None)
         return text
 
     def _compact(self) -> None:

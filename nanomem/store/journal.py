@@ -152,7 +152,10 @@ def append_journal_audit(workspace: Workspace, journal: WriteJournal, sha: str |
         if isinstance(record, dict) and record.get("commit") is None:
             record["commit"] = sha
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
-    data = "".join(lines).encode("utf-8")
+    try:
+        data = "".join(lines).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a file's undecodable byte): escaped, not lost
+        data = "".join(json.dumps(json.loads(line)) + "\n" for line in lines).encode("ascii")
     if data not in read_tail(workspace.audit, len(data) + _AUDIT_SLACK):
         append_durably(workspace.audit, data)
 
