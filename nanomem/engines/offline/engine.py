@@ -44,6 +44,7 @@ from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_b
 from nanomem.store.sessions import content_text, message_time
 from nanomem.text.filler import is_filler
 from nanomem.text.hant import fold_hant, restore_hant
+from nanomem.text.wu import fold_wu, writes_wu
 
 NOT_A_CHAT_MODEL = (
     "The offline engine does not chat: it only answers nanomem's consolidation and Dream "
@@ -78,6 +79,8 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
     ``casing`` (:func:`nanomem.engines.offline.recase.name_casing`) gives the names of a speaker
     who writes in lower case their capitals while the rules judge them (round 9); what is kept is
     the speaker's own text."""
+    texts = list(texts)
+    wu = writes_wu(text for text, _ in texts)  # round 17: a speaker of Shanghainese is judged as Mandarin
     facts: list[tuple[str, str, str | None]] = []
     seen: set[str] = set()
     before: list[str] = []  # the sentences kept from the message before (session 24: a starred fix)
@@ -95,6 +98,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         lower_case = bool(casing) and writes_lower_case(text)
         text = recased(text, casing or {})
         original, text = text, fold_hant(text)  # session 24: Traditional Chinese judged as Simplified
+        text = fold_wu(text) if wu else text
         # round 11: "Subject: Change of lodgings": the body's first decisive sentence is the correction
         announced = bool(mail.subject) and (subject_announces(mail.subject) or announces_change(mail.subject))
         lead: list[str] = []  # sentences before that announced a change without giving the new value

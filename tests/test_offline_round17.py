@@ -1,0 +1,52 @@
+"""Session 31 (round-17 study): a speaker who writes Shanghainese is judged as Mandarin (阿拉, 侬,
+辣, 额, 覅 … read as 我的 / 我们, 你, 在, 的, 别), and what is kept is their own text; a weekday said
+as a plural or with a part of the day recurs, and a request for such a time put as a question is
+a request. Every sentence here is new: none is copied from a conversation."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanomem.engines.offline.engine import extract_dated_facts, extract_facts
+from nanomem.text.wu import fold_wu, writes_wu
+
+
+# --- Shanghainese read as Mandarin -----------------------------------------------------------------
+
+@pytest.mark.parametrize("texts, wu", [
+    (["今朝落雨 侬带伞了伐"], True),
+    (["阿拉儿子辣复旦读书"], True),
+    (["伊拉两家头覅吵了"], True),
+    (["我喜欢吃辣的 金额三百"], False),
+    (["阿拉伯数字写起来方便"], False),
+    (["阿拉斯加的雪很大", "伊朗的地毯"], False),
+])
+def test_a_speaker_writes_shanghainese_by_a_word_mandarin_never_uses(texts: list[str], wu: bool) -> None:
+    assert writes_wu(texts) is wu
+
+
+def test_the_fold_keeps_every_position() -> None:
+    text = "阿拉老公辣浦东上班额 交关远 覅讲了"
+    folded = fold_wu(text)
+    assert len(folded) == len(text)
+    assert folded == "我的老公在浦东上班的 非常远 别讲了"
+
+
+def test_taste_and_amounts_are_not_read_as_dialect() -> None:
+    assert fold_wu("侬欢喜吃麻辣烫好伐 辣椒放多点 金额两百 额度够额") == "你喜欢吃麻辣烫好吗 辣椒放多点 金额两百 额度够的"
+
+
+@pytest.mark.parametrize("message, kept", [
+    ("阿拉儿子辣交大读博士 学机械额", "阿拉儿子辣交大读博士 学机械额"),
+    ("阿拉爸爸住辣嘉定额养老院 伊八十七了", "阿拉爸爸住辣嘉定额养老院 伊八十七了"),
+    ("以后侬写数字覅写大写 阿拉看勿惯", "以后侬写数字覅写大写 阿拉看勿惯"),
+])
+def test_a_shanghainese_statement_is_kept_in_the_speakers_words(message: str, kept: str) -> None:
+    assert [text for _, text in extract_facts([message])] == [kept]
+
+
+def test_a_line_in_mandarin_words_is_read_as_dialect_when_the_speaker_writes_shanghainese() -> None:
+    # the second message shows Shanghainese (侬); the first only 欢喜, which Mandarin uses too
+    hobby = "阳台上养了两只八哥 我从小就欢喜"
+    assert [text for _, text, _ in extract_dated_facts([(hobby, None), ("侬好 谢谢侬", None)])] == [hobby]
+    assert extract_dated_facts([(hobby, None), ("你好 谢谢你", None)]) == []
