@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nanomem.engines.offline.engine import extract_dated_facts, extract_facts
+from nanomem.engines.offline.extract import classify_sentence
 from nanomem.text.wu import fold_wu, writes_wu
 
 
@@ -50,3 +51,24 @@ def test_a_line_in_mandarin_words_is_read_as_dialect_when_the_speaker_writes_sha
     hobby = "阳台上养了两只八哥 我从小就欢喜"
     assert [text for _, text, _ in extract_dated_facts([(hobby, None), ("侬好 谢谢侬", None)])] == [hobby]
     assert extract_dated_facts([(hobby, None), ("你好 谢谢你", None)]) == []
+
+
+# --- a weekday said as a plural or with a part of the day recurs ------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Please email me the match reports on Sundays.",
+    "send me the shopping list sunday mornings",
+])
+def test_a_plural_weekday_makes_a_request_last(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"
+
+
+@pytest.mark.parametrize("sentence", [
+    "And could you text me the pool timetable on Tuesday evenings?",
+    "Could you send me the week's menu every Thursday?",
+    "could you ping me the rota on Sundays?",
+])
+def test_a_request_for_a_recurring_time_put_as_a_question_is_a_request(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"
+    one_off = sentence.split(" on ")[0].split(" every ")[0] + "?"  # the same request, once
+    assert classify_sentence(one_off) is None

@@ -75,11 +75,16 @@ _STANDING_REMINDER = any_of(
     r"\bremind\b[^.!?]{0,60}\b(?:whenever|every time|each time|any time)\b", r"每次[^。！？]{0,20}提醒|提醒[^。！？]{0,20}每次")
 # "If …", "贫血的话": a condition for the question that follows, not a statement.
 _CONDITIONAL = any_of(r"^\W*(?:if|when|whenever|unless|suppose|assuming)\b", r"如果|要是|假如|的话\s*$")
+# Round 17: a weekday said as a plural or with a part of the day ("on Sundays", "Sunday evenings")
+# recurs, Sunday included (the ungrouped alternation of ``_RECURRING`` reads every weekday but Sunday).
+_WEEKDAYS = r"\b(?:on )?" + _WEEKDAY + r"(?:s\b| (?:mornings|afternoons|evenings|nights)\b)"
 # Round 5: a request put as a question that asks to keep something ("Could you call me Jo from
-# now on?", "Can you remember that I'm vegan?") is a request, not a question.
+# now on?", "Can you remember that I'm vegan?") is a request, not a question; round 17: so is one
+# for a recurring time ("could you send me the list on Sunday evenings?", "… every Friday?").
 _KEEPING_REQUEST = any_of(
     r"^\W*(?:(?:so|and|also|oh|ok|okay|by the way)\W+)*(?:could|can|would|will) you\b[^?]*"
-    r"\b(?:from now on|always|in future|going forward|remember|keep in mind|call me)\b")
+    r"(?:\b(?:from now on|always|in future|going forward|remember|keep in mind|call me)\b"
+    r"|\bevery (?:other )?" + _WEEKDAY + r"\b|" + _WEEKDAYS + ")")
 # The part of today that is already over: "I booked it this morning" tells what was done.
 _EARLIER_TODAY = any_of(r"\bthis morning\b", r"\bearlier today\b", r"今天早上|今早")
 # The day that is going on: a remark with only this and no value tells of the day, not of a
@@ -227,7 +232,7 @@ _RELATIVE = any_of(
 # A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二; and, as the second pattern's alternation is not grouped (session 27:
 # kept so, the dev set leans on it), any weekday named: "from Monday", "Wednesday mornings".
 _RECURRING = any_of(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
-                 r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]")
+                 r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]", _WEEKDAYS)
 # Session 25: a habit of weekends ("we usually ride out at weekends", 成日週末去): recurring, not this weekend.
 _HABIT = any_of(r"\b(?:usually|always|normally|often)\b[^.!?]{0,30}\b(?:at|on) (?:the )?weekends\b",
                 r"(?:经常|通常|平时|成日|每逢|逢|以后|今后)[^。！？，]{0,4}(?:周末|星期|礼拜)",  # session 27: 以后周末 lasts
