@@ -9,6 +9,7 @@ import pytest
 
 from nanomem.engines.offline.engine import extract_dated_facts, extract_facts
 from nanomem.engines.offline.extract import classify_sentence
+from nanomem.engines.offline.terse import is_conditional_instruction
 from nanomem.text.wu import fold_wu, writes_wu
 
 
@@ -72,3 +73,15 @@ def test_a_request_for_a_recurring_time_put_as_a_question_is_a_request(sentence:
     assert classify_sentence(sentence) == "durable"
     one_off = sentence.split(" on ")[0].split(" every ")[0] + "?"  # the same request, once
     assert classify_sentence(one_off) is None
+
+
+# --- a condition on the agent without its comma -----------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "when i ask about the allotment no need to tell me the latin names",
+    "if i ask you for a recipe don't convert the cups to grams",
+    "When I ask for the forecast never give me the pollen count",
+])
+def test_a_condition_on_the_agent_then_a_word_of_telling_not_to_is_a_standing_instruction(sentence: str) -> None:
+    assert is_conditional_instruction(sentence)
+    assert classify_sentence(sentence) == "durable"

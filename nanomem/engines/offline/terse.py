@@ -45,8 +45,11 @@ _OUTPUT = re.compile(
 _PRONOUNS = frozenset("i you he she it we they me him her us them this that these those there the a an my your "
                       "his its our their is are was were be been am will would can could should may might".split())
 # Session 27: the clause may end without a comma before "please" ("when you explain it please one step at a time").
+# Round 17: a texter leaves out the comma after the condition ("when i ask about work no need to
+# explain it"): the main clause then opens with a word of telling not to.
+_DONT = r"(?:no need to|don['’]?t|do not|never(?! mind)|always)\b"
 _CONDITION_ON_YOU = re.compile(r"^\W*(?:when|whenever|if|once|any time)\s+(?:you|you're|you’re|I ask you|I ask)\b[^,;]{3,80}?"
-                               r"(?:[,;]\s*|\s+(?=please\b))(?:then\s+)?(?:please\s+)?(?P<verb>[a-z]+)\b", _I)
+                               r"(?:[,;]\s*|\s+(?=please\b|pls\b|" + _DONT + r"))(?:then\s+)?(?:please\s+)?(?P<verb>[a-z]+)\b", _I)
 # Session 27: a request, then the agent's own act it holds for ("please no fancy words when you answer").
 _AGENT_ACT = (r"(?:answer|reply|respond|explain|write|talk|tell|show|give|send|draft|list|summari[sz]e|translate|"
               r"remind|suggest|describe|quote|text|message)")
