@@ -9,6 +9,7 @@ import pytest
 
 from nanomem.engines.offline.engine import extract_dated_facts, extract_facts
 from nanomem.engines.offline.extract import classify_sentence
+from nanomem.engines.offline.spelled_out import spelled_out
 from nanomem.engines.offline.terse import is_conditional_instruction
 from nanomem.text.wu import fold_wu, writes_wu
 
@@ -85,3 +86,26 @@ def test_a_request_for_a_recurring_time_put_as_a_question_is_a_request(sentence:
 def test_a_condition_on_the_agent_then_a_word_of_telling_not_to_is_a_standing_instruction(sentence: str) -> None:
     assert is_conditional_instruction(sentence)
     assert classify_sentence(sentence) == "durable"
+
+
+# --- a name's "'s" before "my", a relative with no "my" ---------------------------------------------
+
+@pytest.mark.parametrize("sentence, written", [
+    ("Pepper's our collie, rescued from Bolton.", "Pepper is our collie, rescued from Bolton."),
+    ("and Tilly's my old mare", "and Tilly is my old mare"),
+    ("husband is Gareth, drives for Stagecoach", "my husband is Gareth, drives for Stagecoach"),
+    ("Daughter's Freya, she's at uni in Dundee.", "my Daughter's Freya, she's at uni in Dundee."),
+    ("Husband is off work with flu today.", "Husband is off work with flu today."),  # no name: left alone
+    ("Mum's the word on the party.", "Mum's the word on the party."),
+])
+def test_a_texting_form_is_read_written_out(sentence: str, written: str) -> None:
+    assert spelled_out(sentence) == written
+
+
+@pytest.mark.parametrize("sentence", [
+    "Pepper's our collie, rescued from Bolton.",
+    "husband is Gareth, drives for Stagecoach",
+    "btw sister's Ngaio, lives in Nelson",
+])
+def test_a_texting_form_keeps_the_fact_in_the_speakers_words(sentence: str) -> None:
+    assert extract_facts([sentence]) and extract_facts([sentence])[0][1] == sentence

@@ -50,6 +50,7 @@ from nanomem.engines.offline.shapes import (
     without_secret,
     without_year,
 )
+from nanomem.engines.offline.spelled_out import spelled_out
 from nanomem.text.hant import fold_hant
 from nanomem.text.filler import holds_template_slot, is_filler
 from nanomem.vocab import HAN_CHAR, HAN_CLASS, any_of
@@ -281,6 +282,8 @@ def classify_sentence(sentence: str) -> str | None:
     """
     if len(sentence) > MAX_FACT_CHARS or holds_template_slot(sentence) or is_pasted(sentence) or is_machine_notice(sentence):
         return None  # pasted material; an unfilled slot ("Dear {{name}}"); round 8: a forward, a lyric; round 9: a pickup text
+    if spelled_out(sentence) != sentence:
+        return classify_sentence(spelled_out(sentence))  # round 17: "Bramble's our spaniel", "wife is Noor"
     if without_quotes(sentence) != sentence and not reports_speech(sentence):
         return classify_sentence(without_quotes(sentence))  # round 8: a quotation is no cue of its own
     style = is_style_request(sentence)
