@@ -9,6 +9,7 @@ import pytest
 
 from nanomem.engines.offline.engine import extract_dated_facts, extract_facts
 from nanomem.engines.offline.extract import classify_sentence
+from nanomem.engines.offline.snippets import is_identity_field
 from nanomem.engines.offline.spelled_out import spelled_out
 from nanomem.engines.offline.terse import is_conditional_instruction
 from nanomem.text.wu import fold_wu, writes_wu
@@ -109,3 +110,26 @@ def test_a_texting_form_is_read_written_out(sentence: str, written: str) -> None
 ])
 def test_a_texting_form_keeps_the_fact_in_the_speakers_words(sentence: str) -> None:
     assert extract_facts([sentence]) and extract_facts([sentence])[0][1] == sentence
+
+
+# --- Chinese chat: clauses split by spaces, a subject left out, a card's holder, an answer ---------
+
+@pytest.mark.parametrize("message", [
+    "对了 叫我阿强就行 不用叫老板",  # 叫我 after a space between clauses
+    "家里住莘庄 电梯房 十二楼",  # the home, the speaker left out
+    "老家住在绍兴 每年回去一趟",
+    "你上次问我孩子几岁 今年九岁了 读三年级",  # an answer to the agent's question
+])
+def test_a_chinese_chat_statement_of_the_speaker_is_kept(message: str) -> None:
+    assert [text for _, text in extract_facts([message])] == [message]
+
+
+def test_a_question_of_the_agent_repeated_alone_is_no_answer() -> None:
+    assert extract_facts(["你问我要不要发票"]) == []
+    assert extract_facts(["你问我要不要发票 要的 抬头写公司"]) != []
+
+
+@pytest.mark.parametrize("line", ["驾驶员：何建平", "业主：林美华", "姓名: 周晓东"])
+def test_a_card_names_its_holder_under_a_chinese_label(line: str) -> None:
+    assert is_identity_field(line)
+    assert any(text == line for _, text in extract_facts([f"搿张是阿拉额卡\n{line}\n电话：021-5555"]))

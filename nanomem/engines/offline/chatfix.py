@@ -84,7 +84,9 @@ def denial_then_value(sentence: str, after: str) -> bool:
 _ZH_OWN = re.compile(
     r"^(?:对了|嗯|啊|喔|另外)?[，,\s]*我(?:的|家|们|们家)?(?:"
     r"(?:爸|妈|哥|姐|弟|妹|儿子|女儿|老公|老婆|先生|太太|男友|女友|阿嬷|阿公|奶奶|爷爷|外婆|外公|猫|狗|家医科医生|医生|主管|老板|室友)"
-    r"[\u4e00-\u9fff]{1,3}(?:在|叫|是|住|做|读|念|每|说|一直|也|都|很)|住(?:在)?[\u4e00-\u9fff]{2,4}[，,。]|在[\u4e00-\u9fff]{2,8}(?:上班|工作|念书|读书))")
+    r"[\u4e00-\u9fff]{1,3}(?:在|叫|是|住|做|读|念|每|说|一直|也|都|很)|住(?:在)?[\u4e00-\u9fff]{2,4}[，,。]|在[\u4e00-\u9fff]{2,8}(?:上班|工作|念书|读书))"
+    # round 17: the home said with the speaker left out, a space ending the clause ("家里住曹家渡 老房子")
+    r"|^(?:家里?|老家)住(?:在)?[\u4e00-\u9fff]{2,6}(?:[，,。\s]|$)")
 
 
 def is_own_statement_zh(sentence: str) -> bool:

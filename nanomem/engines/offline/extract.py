@@ -114,7 +114,7 @@ _IDENTITY = any_of(
     r"\bcall me\b", r"\bI(?:'m| am) (?:a|an)\s+\w+", r"\bI(?:'m| am) \d+\b",
     r"\bI(?:'m| am) from\b", r"\bI (?:live|work|was born|grew up)\b", r"^\W*(?:live|work|based) (?:in|for|at) (?-i:[A-Z])", r"\bI(?:'m| am) based in\b",
     r"\bmy (?:wife|husband|partner|son|daughter|mother|father|dog|cat)(?:'s name)? is\b",
-    r"我叫", r"我的名字", r"(?:^|以后|就|你|可以|直接|都)叫我(?!去|来|做|帮|别|不要|起|一声|们)" + HAN_CLASS + r"{2,3}", r"我是(?!说|不是|否)", r"我住在", r"(?:现在|目前|如今)住(?!院)", r"我来自",
+    r"我叫", r"我的名字", r"(?:^|以后|就|你|可以|直接|都|[，,\s])叫我(?!去|来|做|帮|别|不要|起|一声|们)" + HAN_CLASS + r"{2,3}", r"我是(?!说|不是|否)", r"我住在", r"(?:现在|目前|如今)住(?!院)", r"我来自",
     # session 27: a self-introduction by its label, then the name ("先报个名：…", "quick intro: Ana Lima, …")
     r"(?:报个名|报下名|自我介绍一?下?|介绍一下(?:我)?自己)[：:，,\s]*" + HAN_CLASS + r"{2,4}",
     r"^\W*(?:(?:a )?quick |brief |short )?(?:intro(?:duction)?|about me)\s*[:：]\s*(?-i:[A-Z][a-z]+)", r"我在\S{1,12}工作", r"我的生日",
@@ -268,6 +268,9 @@ _QUESTION = re.compile(r"[?？]\s*$")
 _THIS_COMING = re.compile(r"\bthis coming " + _WEEKDAY + r"\b", _I)
 _YEARLY = re.compile(r"\b(?:birthday|anniversary)\b|生日|纪念日", _I)  # a yearly occasion's day is worth keeping
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|we|we're|we’re|our|us)\b", _I)
+# Round 17: an answer to what the agent asked, after the question's clause ("你上次问我车停哪 停在B2"):
+# the person tells of themselves
+_ANSWERS_YOU_ZH = re.compile(r"^\W*(?:(?:对了|还有|哦)[，,\s]*)?(?:你|您)(?:上次|上回|上趟|之前|刚才|前面|前两天)?问(?:过)?我[^，,。\s]{0,12}[，,\s]+[^，,。\s]")
 def classify_sentence(sentence: str) -> str | None:
     """The mark of a decisive sentence, or ``None`` for small talk and noise (pure).
 
@@ -350,6 +353,7 @@ def classify_sentence(sentence: str) -> str | None:
         or (bool(_MILESTONE.search(sentence)) and bool(_FIRST_PERSON.search(sentence)))
         or (is_own_statement_zh(fold_hant(sentence)) and not narrative)  # session 24: 我弟承翰在新竹上班
         or is_informative_statement(fold_hant(sentence), narrative=narrative)  # session 25: by make-up, not phrase
+        or bool(_ANSWERS_YOU_ZH.match(fold_hant(sentence)))  # round 17: "你问我开了几年 驾龄二十三年了"
     )
     decisive = identity or near_term or durable
     if has_correction_cue(sentence, decisive=decisive, named=named, near_term=near_term, starting=starting):

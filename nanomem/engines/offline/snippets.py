@@ -35,6 +35,8 @@ _COMMENT = re.compile(r"(?:^|(?<=\s))(?:#+|//|--|;)\s+(?P<text>[^\n]+?)\s*$")
 _IDENTITY_FIELD = re.compile(
     r"^\s*[\"']?(?P<key>(?:user[_ ]?)?(?:full[_ ]?)?(?:name|e-?mail|author|owner|maintainer))[\"']?\s*[:=]\s*"
     r"(?P<value>\S[^\n]*?)\s*,?\s*$", re.IGNORECASE)
+# Round 17: a pasted card or notice names its holder under a Chinese label ("驾驶员：顾卫东", "业主：林美华")
+_IDENTITY_FIELD_ZH = re.compile(r"^\s*(?:姓名|名字|驾驶员|司机|业主|户主|车主|房主|持卡人|本人|作者)\s*[:：]\s*[\u4e00-\u9fff]{2,4}\s*$")
 _NAME_VALUE = re.compile(r"^[\"']?(?:[A-Z][a-z'’-]+)(?: [A-Z][a-z'’-]+)+[\"']?$|^[\"']?[\w.+-]+@[\w-]+(?:\.[\w-]+)+[\"']?$")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|me|my|we|we're|our|us)\b")
 _CODE_MARK = re.compile(r"[{}();=<>\[\]$`]|^\s*(?:def|return|import|from|class|fn|let|const|var|if|for|select)\b|::")
@@ -47,9 +49,11 @@ def is_identity_field(line: str) -> bool:
     (True, False)
     >>> is_identity_field("email: ana@lima.example"), is_identity_field("name: api"), is_identity_field("owner:")
     (True, False, False)
+    >>> is_identity_field("业主：林美华"), is_identity_field("业主：请于月底前缴费")
+    (True, False)
     """
     found = _IDENTITY_FIELD.match(line)
-    return bool(found and _NAME_VALUE.match(found.group("value")))
+    return bool(found and _NAME_VALUE.match(found.group("value"))) or bool(_IDENTITY_FIELD_ZH.match(line))
 
 
 def _words(text: str) -> int:
