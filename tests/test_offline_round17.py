@@ -9,6 +9,7 @@ import pytest
 
 from nanomem.engines.offline.engine import extract_dated_facts, extract_facts
 from nanomem.engines.offline.extract import classify_sentence
+from nanomem.engines.offline.informative import is_of_the_moment
 from nanomem.engines.offline.snippets import is_identity_field
 from nanomem.engines.offline.spelled_out import spelled_out
 from nanomem.engines.offline.terse import is_conditional_instruction
@@ -133,3 +134,14 @@ def test_a_question_of_the_agent_repeated_alone_is_no_answer() -> None:
 def test_a_card_names_its_holder_under_a_chinese_label(line: str) -> None:
     assert is_identity_field(line)
     assert any(text == line for _, text in extract_facts([f"搿张是阿拉额卡\n{line}\n电话：021-5555"]))
+
+
+# --- "Speaking of X," opens a topic, it is no activity of the moment --------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Speaking of cars, my paid job is with a florist in Hexham.",
+    "talking about dogs, my greyhound Biscuit sleeps in the van",
+])
+def test_a_topic_opener_is_no_activity_going_on(sentence: str) -> None:
+    assert not is_of_the_moment(sentence)
+    assert classify_sentence(sentence) == "durable"

@@ -196,6 +196,9 @@ def without_durations(sentence: str) -> str:
     return _DURATION.sub(" ", sentence)
 
 
+_SPEAKING_OF = re.compile(r"^\W*(?:(?:and|oh|so|well)\W+)?(?:speaking|talking) (?:of|about)\b[^,;:]{1,40}[,;:]\s*", re.IGNORECASE)
+
+
 def is_of_the_moment(sentence: str) -> bool:
     """An activity going on as it is told ("my neighbour is mowing again", "watching the match
     with my dad"), with no time that makes it last or points ahead; the lasting activities of a
@@ -203,9 +206,12 @@ def is_of_the_moment(sentence: str) -> bool:
 
     >>> is_of_the_moment("my sister is hoovering the stairs"), is_of_the_moment("I'm studying law at Keele")
     (True, False)
+    >>> is_of_the_moment("Talking of boats, my brother Ruaridh owns a trawler in Ullapool")
+    False
     """
     if _AHEAD.search(sentence) or _DIGIT.search(sentence):
         return False
+    sentence = _SPEAKING_OF.sub("", sentence)  # round 17: "Speaking of books, my job is …" opens a topic
     main = re.split(r"[,;:—–(\"“]", sentence, maxsplit=1)[0]  # the main clause: "…, she's staying, …" is an aside
     for found in _PROGRESSIVE.finditer(main):
         verb = found.group("verb").casefold()
