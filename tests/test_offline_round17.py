@@ -10,6 +10,7 @@ import pytest
 from nanomem.engines.offline.engine import extract_dated_facts, extract_facts
 from nanomem.engines.offline.extract import classify_sentence
 from nanomem.engines.offline.informative import is_of_the_moment
+from nanomem.engines.offline.mail import is_chain_letter
 from nanomem.engines.offline.snippets import is_identity_field
 from nanomem.engines.offline.spelled_out import spelled_out
 from nanomem.engines.offline.terse import is_conditional_instruction
@@ -145,3 +146,31 @@ def test_a_card_names_its_holder_under_a_chinese_label(line: str) -> None:
 def test_a_topic_opener_is_no_activity_going_on(sentence: str) -> None:
     assert not is_of_the_moment(sentence)
     assert classify_sentence(sentence) == "durable"
+
+
+# --- a forward is judged as a pasted text is; a chain letter is not ---------------------------------
+
+_FORWARD = "---------- Forwarded message ----------"
+
+
+def test_a_forwarded_record_is_judged_line_by_line_without_its_header() -> None:
+    message = (f"For the file.\n{_FORWARD}\nFrom: Harbour Insurance <renewals@harbour.example>\nSubject: Your policy\n\n"
+               "Vessel: Westerly Centaur, sail number GBR 4417\nPolicy holder: Morag Inglis")
+    kept = [text for _, text in extract_facts([message])]
+    assert "Vessel: Westerly Centaur, sail number GBR 4417" in kept
+    assert not any("renewals@harbour.example" in text or "Subject" in text for text in kept)
+
+
+def test_a_forwarded_notice_of_a_new_date_is_a_correction() -> None:
+    message = f"{_FORWARD}\nFrom: Chair\nSubject: Quiz night postponed\n\nThe quiz night is now Friday 14 June at the Anchor."
+    assert extract_facts([message]) == [("correction", "The quiz night is now Friday 14 June at the Anchor.")]
+
+
+@pytest.mark.parametrize("chain", [
+    "FW: FW: Tesco is giving every family a £300 voucher!!! Forward this to ten friends",
+    "Fwd: Fwd: Free flights for everyone, click here before midnight, my cousin got 4 tickets",
+    "Amazon turns 30 and pays $250 to all who share to 10 friends. I got mine on 3 May!",
+])
+def test_a_forwarded_chain_letter_is_still_nobodys_fact(chain: str) -> None:
+    assert is_chain_letter(chain)
+    assert extract_facts([f"Is this real?\n{_FORWARD}\n{chain}"]) == []

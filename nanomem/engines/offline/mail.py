@@ -4,14 +4,19 @@ Some people write every chat message as a letter: a subject line, a greeting, th
 reply quoted back with ``>``, a valediction and a signature, "Sent from my iPad"; others paste a
 whole mail, headers and all, or forward a chain letter. None of that frame is a fact the person
 states: the quoted lines are the agent's (or someone else's) words, the header and the signature
-repeat themselves in every message, and a forwarded chain is someone else's text. What is left,
+repeat themselves in every message, and a chain letter is someone else's text. What is left,
 the body, is judged sentence by sentence as any message is. The shapes are those of mail
 itself, not of any one writer:
 
 - a **quoted line**: it opens with ``>``; an attribution line before a quote ("On 3 May, Ana
   wrote:") goes with it;
-- a **forwarded or original message**: from a marker line ("---------- Forwarded message
-  ----------", "-----Original Message-----", "Begin forwarded message:") to the end;
+- an **original message** under a reply: from its marker line ("-----Original Message-----")
+  to the end, someone else's text;
+- a **forwarded message** (round 17): its marker line ("---------- Forwarded message
+  ----------", "Begin forwarded message:") and the header under it; the forwarded text itself is
+  judged as a pasted one is (people forward their own records: an insurance renewal, a club's
+  notice, a roster), unless it is a chain letter (:func:`is_chain_letter`), which is someone
+  else's text to the end, as is a second marker under the first;
 - a **header line** (``Subject:``, ``From:``, ``To:``, ``Cc:``, ``Date:``, ``Sent:``): the
   subject is returned apart, since it can announce what the body corrects ("Subject: Change of
   plans");
@@ -31,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MailParts", "message_body", "subject_announces"]
+__all__ = ["MailParts", "is_chain_letter", "message_body", "subject_announces"]
 
 _I = re.IGNORECASE
 _QUOTED = re.compile(r"^\s*>")
@@ -39,6 +44,7 @@ _ATTRIBUTION = re.compile(r"^\s*On\b.{4,160}\b(?:wrote|schrieb|a écrit)\s*:\s*$
 _FORWARD = re.compile(
     r"^\s*(?:-{2,}\s*(?:forwarded message|original message|forwarded by\b.*)\s*-{2,}|begin forwarded message\s*:"
     r"|-{2,}\s*(?:转发的邮件|原始邮件)\s*-{2,})\s*$", _I)
+_ORIGINAL = re.compile(r"original message|原始邮件", _I)  # the mail a reply answers: someone else's text
 _HEADER = re.compile(r"^\s*(?P<name>subject|from|to|cc|bcc|date|sent|reply-to|主题|发件人|收件人|抄送)\s*[:：]\s?(?P<value>.*)$", _I)
 _FOOTER = re.compile(r"^\s*(?:sent from my\b.{0,40}|sent from (?:outlook|yahoo mail|mail) for\b.{0,30}|get outlook for\b.{0,30}"
                      r"|发自我的\S{0,12})\s*$", _I)
@@ -66,11 +72,15 @@ def message_body(text: str) -> MailParts:
     lines = text.split("\n")
     subject = ""
     kept: list[str] = []
+    forwarded = False
     for n, line in enumerate(lines):
         if _FORWARD.match(line):
-            break  # a forwarded or original message: someone else's text, to the end
+            if forwarded or _ORIGINAL.search(line) or is_chain_letter("\n".join(lines[n + 1:])):
+                break  # a chain letter, or an original quoted under a forward: someone else's text, to the end
+            forwarded = True  # round 17: a forward is judged as a pasted text is, its header set aside
+            continue
         header = _HEADER.match(line)
-        if header and _is_header_block(lines, n):
+        if header and (_is_header_block(lines, n) or (forwarded and _FORWARD.match(lines[n - 1]))):
             if header.group("name").casefold() in ("subject", "主题") and not subject:
                 subject = header.group("value").strip()
             continue
@@ -79,6 +89,20 @@ def message_body(text: str) -> MailParts:
         kept.append(line)
     kept = _without_signature(kept)
     return MailParts("\n".join(kept).strip("\n") if kept != lines else text, subject)
+
+
+_CHAIN = re.compile(
+    r"\b(?:fwd?|fw)\s*:\s*(?:fwd?|fw)\s*:|\bforward (?:this|it|now)\b|\bshare (?:this |it )?(?:to|with) (?:\d+|ten|all)\b"
+    r"|\bclick here\b|\bforwards? this (?:message|e-?mail)\b|\b(?:ten|10) (?:friends|people)\b|转发给\S{0,4}(?:朋友|个人)"
+    r"|!{2,}|！{2,}"  # shouted: a giveaway, a scare, a friend's great news
+    r"|\b(?:win|won|giving away|is giving|free|voucher|prize|jackpot|cheque|reward)\b[^\n]{0,60}?[$£€¥]\s?\d", _I)
+
+
+def is_chain_letter(text: str) -> bool:
+    """Whether a forwarded text is a chain letter or the like: forwarded on and on ("Fwd: FW:"),
+    asking to be passed on ("forward this to ten people", "share to 10 friends", "click here"),
+    shouted ("!!"), or a prize of money ("Win a cruise worth $9,000")."""
+    return bool(_CHAIN.search(text))
 
 
 def _is_header_block(lines: list[str], n: int) -> bool:
