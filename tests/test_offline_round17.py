@@ -9,6 +9,8 @@ import pytest
 
 from nanomem.engines.offline.engine import extract_dated_facts, extract_facts
 from nanomem.engines.offline.extract import classify_sentence
+from nanomem.engines.offline.asking import asks_without_mark
+from nanomem.engines.offline.hypothetical import tells_a_dream
 from nanomem.engines.offline.informative import is_of_the_moment
 from nanomem.engines.offline.mail import is_chain_letter
 from nanomem.engines.offline.snippets import is_identity_field
@@ -174,3 +176,30 @@ def test_a_forwarded_notice_of_a_new_date_is_a_correction() -> None:
 def test_a_forwarded_chain_letter_is_still_nobodys_fact(chain: str) -> None:
     assert is_chain_letter(chain)
     assert extract_facts([f"Is this real?\n{_FORWARD}\n{chain}"]) == []
+
+
+# --- a dream told is no fact -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "I dreamt the Forth Bridge was made of Lego and I had to drive the 7:40 bus over it.",
+    "had the weirdest dream, my boss Ingrid is a seagull at the Tesco on Leith Walk",
+    "last night dream i selling durians at Changi T2, damn funny",
+    "昨晚梦见我在外滩开渡轮 好多乘客",
+    "前两天做了个怪梦 梦到阿拉老家搬到月亮上",
+])
+def test_a_dream_told_is_no_fact(sentence: str) -> None:
+    assert tells_a_dream(sentence)
+    assert classify_sentence(sentence) is None
+
+
+@pytest.mark.parametrize("sentence", ["I've always dreamed of owning a croft on Skye.", "我的梦想是在杭州开个面馆"])
+def test_an_aspiration_is_no_dream_told(sentence: str) -> None:
+    assert not tells_a_dream(sentence)
+
+
+# --- a question announced at its opening ------------------------------------------------------------
+
+def test_a_chinese_question_announced_at_its_opening_is_a_question() -> None:
+    assert asks_without_mark("问你一句 粽子跟青团到底啥区别 我老婆问我")
+    assert extract_facts(["问你一句 粽子跟青团到底啥区别 我老婆问我 我讲不清楚"]) == []
+    assert extract_facts(["想问一下 护照在上海哪里办比较快 我下个月要出国"]) == []

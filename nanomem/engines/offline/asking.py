@@ -15,6 +15,8 @@ something are judged by the caller before this, as they are for a marked questio
 (False, True)
 >>> asks_without_mark("哈哈 你那房子定了没"), asks_without_mark("我还没定")
 (True, False)
+>>> asks_without_mark("问你一句 粽子跟青团到底啥区别")  # round 17: asked as a question at the opening
+True
 
 In Chinese the particle asks only in the clause it closes; what comes before it may state a fact
 (voice input runs statements and a question together): :func:`statement_before_asking`.
@@ -42,12 +44,14 @@ _INVERTED = re.compile(
     _OPENER + r"(?:(?:is|are|was|were|can|could|should|would|will|shall|have|has|am)\s+(?:i|you|u|we|they|he|she|it|there|that|this)"
     r"|(?:do|does|did)\s+(?:i|you|u|we|they|he|she))\b", re.IGNORECASE)
 _ZH_PARTICLE = re.compile(r"(?:吗|嗎|了没|了沒)[\s\W]*$")
+# Round 17: a question announced as one at the opening ("问你一句 …", "想问一下 …", "请问 …"), whatever follows
+_ZH_ASKING = re.compile(r"^\W*(?:(?:对了|还有|哦|那个)[，,\s]*)?(?:问(?:你|您|侬)?一(?:句|下)|想问(?:你|您)?(?:一下|下)?|请问|问个(?:问题|事))")
 
 
 def asks_without_mark(sentence: str) -> bool:
     """Whether ``sentence``, with no question mark, is put as a question (see the module docstring)."""
     if HAN_CHAR.search(sentence):
-        return bool(_ZH_PARTICLE.search(sentence))
+        return bool(_ZH_PARTICLE.search(sentence) or _ZH_ASKING.search(sentence))
     return bool(_WH.search(sentence) or _INVERTED.search(sentence))
 
 

@@ -20,7 +20,7 @@ from nanomem.engines.offline.asks import LEAD_TIME_REMINDER
 from nanomem.engines.offline.chatfix import is_own_statement_zh
 from nanomem.engines.offline.answer_style import is_style_request
 from nanomem.engines.offline.correction_cues import has_correction_cue, tells_of_change
-from nanomem.engines.offline.hypothetical import is_daydream
+from nanomem.engines.offline.hypothetical import is_daydream, tells_a_dream
 from nanomem.engines.offline.informative import is_informative_statement, is_of_the_moment, without_durations
 from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import without_report_frame
@@ -310,8 +310,8 @@ def classify_sentence(sentence: str) -> str | None:
                  ) and not _MILESTONE.search(sentence)
     named = has_name(sentence)
     health = bool(_HEALTH.search(sentence)) and not (narrative and not _HEALTH.search(_DIET.sub(" ", sentence)))
-    if is_daydream(sentence) and not (style or health):
-        return None  # session 30: "if i won the lottery would it be daft to …": imagined, no state of the person
+    if (is_daydream(sentence) or tells_a_dream(sentence)) and not (style or health):
+        return None  # session 30: "if i won the lottery would it be daft to …": imagined; round 17: a dream told
     identity = bool(_IDENTITY.search(sentence) or health or is_self_introduction(sentence))  # session 25: "the canteen ran out of vegan pies": a food, not the person
     starting = bool(_STARTING.search(sentence)) and not _BOUNDED.search(sentence)
     dated = bool(_DATE.search(sentence))

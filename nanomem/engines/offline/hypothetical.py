@@ -21,13 +21,23 @@ False
 False
 >>> is_daydream("要是我中了彩票 我就天天住这种"), is_daydream("如果我下周还咳 你就提醒我去医院")
 (True, False)
+
+A dream had asleep imagines too (round-17 study: "last night dream i flying the A350 myself …"
+was kept as a fact, and nothing read a dream told): :func:`tells_a_dream` finds the telling ("I
+dreamt", "had the weirdest dream", "in my dream", "last night dream", 梦到, 梦见, 做了个梦), not
+an aspiration ("I've always dreamed of owning a boat", "my dream is to …", 梦想).
+
+>>> tells_a_dream("Had the oddest dream, the ferry was made of cheese."), tells_a_dream("I dreamed of owning a boat")
+(True, False)
+>>> tells_a_dream("昨晚梦见我在长江上开船"), tells_a_dream("我的梦想是开个面馆")
+(True, False)
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["is_daydream"]
+__all__ = ["is_daydream", "tells_a_dream"]
 
 _MODAL = r"(?:would|will|could|might|['’]d|['’]ll)"
 _EN = re.compile(
@@ -43,3 +53,18 @@ def is_daydream(sentence: str) -> bool:
     """Whether ``sentence`` imagines what the speaker would do under a condition on themselves,
     without addressing the agent (see the module docstring)."""
     return bool(_EN.search(sentence) or _ZH.search(sentence)) and not _TO_AGENT.search(sentence)
+
+
+_ASPIRATION = r"(?!\s+(?:of|about)\s+(?:being|owning|having|becoming|opening|running|living|moving|retiring|doing|getting)\b)"
+_DREAM_EN = re.compile(
+    r"\b(?:i|we)\s+(?:dreamt|dreamed|dreamt that|dreamed that)\b" + _ASPIRATION
+    + r"|(?:^|\b(?:i|we)\s+|[,;]\s*)(?:had|have|had such|have had)\s+(?:a|an|the|this|another|such a|one of those)\s+"
+    r"(?:[a-z]+\s+){0,2}dreams?\b"
+    r"|\bin (?:my|the|a|last night['’]s) dream\b|\blast night (?:i\s+)?dream(?:t|ed)?\b|\bdream (?:i|we) (?:was|were|\w+ing)\b",
+    re.IGNORECASE)
+_DREAM_ZH = re.compile(r"梦到|梦见|做梦|做了(?:个|一个|一场)?[^，。！？\s]{0,4}梦")
+
+
+def tells_a_dream(sentence: str) -> bool:
+    """Whether ``sentence`` tells a dream had asleep (see the module docstring)."""
+    return bool(_DREAM_EN.search(sentence) or _DREAM_ZH.search(sentence))
