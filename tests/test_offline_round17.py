@@ -203,3 +203,22 @@ def test_a_chinese_question_announced_at_its_opening_is_a_question() -> None:
     assert asks_without_mark("问你一句 粽子跟青团到底啥区别 我老婆问我")
     assert extract_facts(["问你一句 粽子跟青团到底啥区别 我老婆问我 我讲不清楚"]) == []
     assert extract_facts(["想问一下 护照在上海哪里办比较快 我下个月要出国"]) == []
+
+
+# --- a course of treatment ends; gout and more medicine stems are health ---------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "The vet put me on doxycycline for ten days after the tick bite.",
+    "GP has me on amoxicillin for a week, for the chest.",
+])
+def test_a_course_of_medicine_for_days_or_weeks_is_ephemeral(sentence: str) -> None:
+    assert classify_sentence(sentence) == "ephemeral"
+
+
+@pytest.mark.parametrize("sentence", [
+    "my gout flares up if I eat too much shellfish",
+    "the doctor give me allopurinol, one every morning",
+    "I'm on ciprofloxacin and montelukast",
+])
+def test_gout_and_its_medicines_are_health(sentence: str) -> None:
+    assert classify_sentence(sentence) == "permanent"

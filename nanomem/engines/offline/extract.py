@@ -101,6 +101,10 @@ _TRANSACTION = any_of(
 _BOUNDED = any_of(
     r"\bfor (?:the|a|an|\d+|one|two|three|four|five|six|seven|a few|a couple of) (?:days?|weeks?|nights?|"
     r"weekend|week)\b", r"\b(?:until|till|through)\b", r"[一两三四五六七八九十几\d]+天")
+# Round 17: a course of days or weeks ("for a week", "for 10 days", 吃七天): a treatment that ends
+_COURSE = any_of(r"\bfor (?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|fourteen|a few|a couple of|another|\d+) "
+                 r"(?:more )?(?:days?|weeks?)\b(?!\s+now\b)",
+                 r"(?:吃|用|打|服)[一两三四五六七八九十\d]+(?:天|个?星期|周)")
 # "From next week …", "starting Monday …", "从下周起 …": a lasting change from a point in time.
 _STARTING = any_of(
     r"\bfrom (?:(?:this|next) (?:week|month|year|" + _WEEKDAY + r")|tomorrow|today)\b",
@@ -171,6 +175,7 @@ _HEALTH = any_of(
     r"\bgluten\b", r"\bvegetarian\b", r"\bvegan\b", r"\bmedication\b", r"\bpregnant\b",
     r"过敏", r"糖尿病", r"哮喘", r"素食", r"吃素", r"乳糖不耐",
     r"高血压|低血压|高血脂|高血糖|心脏病|冠心病|痛风|降压药|降糖药|胰岛素",  # round 11: chronic conditions and their medicines
+    r"\bgout\b",  # round 17: the English of 痛风
     # a condition without a trigger word: "tendinitis in my wrist", "my knee is bad"
     r"\b(?:tendin|arthr|burs|dermat|col|sinus|gastr|fasc|epicondyl)itis\b", r"\bmigraines?\b",
     r"\bmy (?:left |right )?(?:back|knees?|wrists?|shoulders?|hips?|neck|ankles?|elbows?|eyes|ears|heart)"
@@ -179,7 +184,7 @@ _HEALTH = any_of(
     # round 5: a medicine by its name's stem (warfarin, metformin, ramipril, atenolol, a statin …)
     # or a common one, and a sense or condition of the person ("I'm deaf in my left ear")
     r"\b(?!april\b)\w{2,}(?:farin|formin|pril|olol|statin|prazole|sartan|dipine|cillin|mycin|cycline|"
-    r"oxetine|azepam|profen|codone|triptan|thyroxine|xaban|gatran)\b",
+    r"oxetine|azepam|profen|codone|triptan|thyroxine|xaban|gatran|purinol|floxacin|gliptin|lukast|tidine)\b",
     r"\b(?:aspirin|paracetamol|ibuprofen|antidepressants?|blood thinners?)\b",
     r"\banaphyla\w*|\bepi-?pens?\b|\badrenaline (?:pen|jab)s?\b",  # round 9: "wasp sting = anaphylaxis for me"
     r"\b(?:deaf|hard of hearing|tinnitus|colou?r-?blind|partially sighted|epilep(?:sy|tic)|dyslexi[ac]|"
@@ -358,6 +363,8 @@ def classify_sentence(sentence: str) -> str | None:
     decisive = identity or near_term or durable
     if has_correction_cue(sentence, decisive=decisive, named=named, near_term=near_term, starting=starting):
         return "correction" if (decisive or named or _long_enough(sentence)) else None
+    if health and _COURSE.search(sentence) and not re.search(r"\b(?:been|since)\b", sentence, _I):
+        return "ephemeral"  # round 17: "the dentist put me on amoxicillin for a week": a course, over when it ends
     if identity:
         return "permanent"
     if near_term:
