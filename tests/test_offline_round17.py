@@ -222,3 +222,18 @@ def test_a_course_of_medicine_for_days_or_weeks_is_ephemeral(sentence: str) -> N
 ])
 def test_gout_and_its_medicines_are_health(sentence: str) -> None:
     assert classify_sentence(sentence) == "permanent"
+
+
+# --- "from now on at X" told after a move is a correction; 勿 for 不 shows Shanghainese ---------------
+
+@pytest.mark.parametrize("message", [
+    "体育馆人太多 后来去大学城游泳馆了 以后就在大学城游 方便",
+    "理发么老店排勿上 后来去静安寺那家了 以后就辣静安寺剪",  # Shanghainese by 勿 alone
+])
+def test_from_now_on_at_a_new_place_is_a_correction(message: str) -> None:
+    assert extract_facts([message]) == [("correction", message)]
+
+
+def test_wu_for_not_shows_shanghainese_but_not_in_mandarin_set_phrases() -> None:
+    assert writes_wu(["医生讲勿要紧"])
+    assert not writes_wu(["请勿吸烟", "切勿外传", "勿忘初心"])

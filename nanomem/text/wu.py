@@ -13,7 +13,7 @@ Only the texts of a speaker who writes Shanghainese are folded (the caller asks
 :func:`writes_wu` of all the speaker's messages at hand, since a line such as
 车子停辣小区后头额车库 shows it only by words that are Mandarin too): some message holds a word
 no Mandarin text uses (侬, 阿拉 but not 阿拉伯 / 阿拉斯加, 覅, 搿, 侪, 呒没, 伊拉, a question ending
-in 伐). 阿拉 before a relative is 我的 (阿拉老婆: my wife), elsewhere 我们. Two of the words are
+in 伐, 勿 for 不 but not in 请勿, 切勿, 勿忘). 阿拉 before a relative is 我的 (阿拉老婆: my wife), elsewhere 我们. Two of the words are
 everyday Mandarin with another sense, so they are folded only where that sense cannot be meant:
 辣 (spicy) not beside a word of taste (辣椒, 麻辣), 额 (amount, forehead) not in 金额, 额度 and
 the like.
@@ -35,7 +35,8 @@ from collections.abc import Iterable
 
 __all__ = ["fold_wu", "writes_wu"]
 
-_MARKER = re.compile(r"侬|阿拉(?![伯斯丁])|覅|搿|侪|呒没|伊拉|[好是要对行]伐(?=$|[\s，。！？,.!?])")
+_MARKER = re.compile(r"侬|阿拉(?![伯斯丁])|覅|搿|侪|呒没|伊拉|[好是要对行]伐(?=$|[\s，。！？,.!?])"
+                     r"|(?<![请切务万])勿(?![忘扰念论])")  # 勿 for 不 (排勿上, 勿适意), not 请勿, 勿忘
 # word -> Mandarin word of the same length (longest first where one holds another)
 _WORDS = {
     "阿拉": "我们", "伊拉": "他们", "呒没": "没有", "欢喜": "喜欢", "囡囡": "女儿", "姆妈": "妈妈", "屋里": "家里",

@@ -37,6 +37,7 @@ _CORRECTION_STRONG = any_of(
     r"换(?:到|去|用)", r"不是[^，。！？]{1,12}而是",
     r"不是(?:[^，。！？\s了]{0,4}\d[^，。！？\s了]{0,6})了",  # round 11: "一个月2800 不是3200了": no longer that value
     r"涨(?:到|为|至|成)", r"改期", r"以后[^，。！？]{0,10}?(?:都|全)?交给",
+    r"以后(?:就|都|一直)(?:在|去|到)[^，。！？\s]{2,8}",  # round 17: "从今以后" a lasting new place ("以后就在岳阳")
     # a changed person: "we replaced Ada with Bo", "the new accountant is Lena Ruiz"
     r"\breplaced (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? with (?-i:[A-Z])",
     r"\bbeen calling (?:\w+ ){0,2}(?-i:[A-Z])\w+\b[^.!?]{0,60}\b(?:it|he|she)(?:'s|’s| is) (?-i:[A-Z])",  # round 7
