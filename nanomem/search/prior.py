@@ -89,7 +89,7 @@ _TIME_TEXT = re.compile(
 _AMOUNT_QUESTION = re.compile(
     r"\bhow (many|much|long|old|far|often|heavy|tall|big|large|high|deep|wide|fast|expensive)\b"
     r"|\b(weigh|weighs|weighed|weight|cost|costs|price|score|height|distance|temperature)\b"
-    r"|多少|几[个岁次天年遍]|多[重高大长远久]")
+    r"|多少|几[个岁次天年遍]|多[重高大长远久]|价[钱格位]|费用|分数|体重|身高|距离|温度|气温")
 _NAME_QUESTION = re.compile(  # "who" asks only at the start or after a preposition, not "the man who"
     r"^\W*(who|whom|whose)\b|\b(to|with|for|from|by|of|at) whom?\b|\bnamed?\b|\bcalled\b"
     r"|\b(what|which) (airport|city|town|village|country|restaurant|shop|pub|cafe|hotel|band|film"
