@@ -51,8 +51,11 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   改, 换, 变, 推迟, 取消); 1 otherwise. A fact that changed is asked about in the old value's
   words ("where did they end up going on holiday in May?" for "we're going to Lisbon in May!"),
   and the turn with the new value says little but the change ("we've switched it all to Porto
-  instead"). A question for the first or original value ("before", "originally") is not cued:
-  its answer is the old value.
+  instead"). Since stop 31 a question for the value as it was at first ("originally", "at
+  first", "used to", 一开始, 本来, 原本, 原来, 最早, 最开始, 起初, 当初) is cued too: it is asked
+  so because the value changed, and the turn reporting the change is the one that tells the
+  old value from the new. "first" and "before" alone do not cue ("her first lesson", "the week
+  before").
 
 >>> plan_length_prior("good news?"), plan_length_prior("I finished in 2:04:37, five minutes better than hoped")
 (0.16666666666666666, 0.6666666666666666)
@@ -96,9 +99,10 @@ _NAME_QUESTION = re.compile(  # "who" asks only at the start or after a preposit
     r"|book|song|team|company|street|island|brand|make|school)\b")
 _NAME_TEXT = re.compile(r"(?<![.!?]\s)(?<=\s)([A-Z][\w'’-]+)")  # capitalised, not a sentence's first word
 _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d", "OK", "Ok"})
-_CHANGE_QUESTION = re.compile(  # asks for the value as it is now, or as it ended up
+_CHANGE_QUESTION = re.compile(  # asks for the value as it is now, as it ended up, or as it was at first
     r"\b(now|currently|current|these days|end(ed|s)? up|eventually|finally|final|in the end"
-    r"|most recent(ly)?|latest)\b|现在|最后|后来|最终|目前")
+    r"|most recent(ly)?|latest|originally|at first|used to)\b|现在|最后|后来|最终|目前"
+    r"|一开始|本来|原本|原来|最早|最开始|起初|当初")
 _CHANGE_TEXT = re.compile(  # reports that something changed, or was settled
     r"\b(instead|change of plan|changed?|switch(ed)?|moved?|rebook(ed)?|bump(ed)?|postponed?"
     r"|cancell?ed|renamed?|swap(ped)?|replaced?|no longer|any ?more|now)\b|改|换|变|推迟|取消"
@@ -154,10 +158,13 @@ def plan_asked_cue(near: str) -> re.Pattern[str] | None:
 
 
 def plan_asks_change(query: str) -> bool:
-    """Whether ``query`` asks for a value as it is now or as it ended up (pure).
+    """Whether ``query`` asks for a value that changed: as it is now, as it ended up, or as it
+    was at first (pure).
 
     >>> plan_asks_change("Where does Dan work now?"), plan_asks_change("Where did Dan work first?")
     (True, False)
+    >>> plan_asks_change("Where had Dan originally planned to work?"), plan_asks_change("他本来想去哪儿？")
+    (True, True)
     """
     return bool(_CHANGE_QUESTION.search(terms.normalise(query)))
 
