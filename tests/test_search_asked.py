@@ -1,6 +1,6 @@
 """Search priors of stop 27 (nanomem.search.prior): a reply to a question that asks for the
 same kind of answer as the query, and a turn that reports a change when the query asks for a
-value as it is now or as it ended up."""
+value as it is now or as it ended up (or, since stop 31, as it was at first)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,42 @@ def test_search_prefers_the_turn_reporting_a_change_for_a_now_question(mem: Memo
     assert [h.text for h in mem.search("Where is the holiday cottage?", k=2)] == [planned, changed]
 
 
+def test_search_prefers_the_change_report_for_a_question_about_the_first_value(mem: Memory) -> None:
+    changed = "the hall flooded, so the quiz night moved to the library annex instead"
+    planned = "the quiz night hall has a long bar, a small stage and a car park"
+    say(mem, [changed], key="a", day=1)
+    say(mem, [planned], key="b", day=8)  # newer: the recency prior alone puts it first
+
+    assert [h.text for h in mem.search("Where was the quiz night originally held?", k=2)] == [changed, planned]
+    assert [h.text for h in mem.search("Where is the quiz night held?", k=2)] == [planned, changed]
+
+
+def test_search_prefers_the_change_report_for_a_chinese_question_about_the_first_value(mem: Memory) -> None:
+    changed = "场地那边漏水，读书会改到图书馆三楼办了"
+    planned = "读书会那个场地挺大的，有个小舞台，楼下还能停车"
+    say(mem, [changed], key="a", day=1)
+    say(mem, [planned], key="b", day=8)
+
+    assert [h.text for h in mem.search("读书会一开始的场地在哪里？", k=2)] == [changed, planned]
+    assert [h.text for h in mem.search("读书会的场地在哪里？", k=2)] == [planned, changed]
+
+
+def test_search_prefers_the_reply_to_a_chinese_price_question(mem: Memory) -> None:
+    answer = "六千以内吧，要带发票的"
+    other = "两家都想看看，要带发票的"  # holds an amount too, but answers "which shop?"
+    say(mem, ["想收一支二手镜头", "好呀，你心里什么价位？", answer], key="a", day=1)
+    say(mem, ["想收一支二手镜头", "好呀，你想去哪家店看？", other], key="b", day=8)
+
+    texts = [h.text for h in mem.search("她收二手镜头打算花多少钱？", k=6)]
+
+    assert texts.index(answer) < texts.index(other)
+
+
+@pytest.mark.parametrize("query", ["那支镜头什么价位？", "这次考试的分数是？", "他的体重现在是？"])
+def test_prior_chinese_amount_question_by_its_noun(query: str) -> None:
+    assert prior.plan_answer_cue(query) is prior.plan_answer_cue("多少？")
+
+
 @pytest.mark.parametrize(("near", "kind"), [
     ("Oh no. To when?", "time"),
     ("ok... when do you fly out then?", "time"),
@@ -39,6 +75,8 @@ def test_search_prefers_the_turn_reporting_a_change_for_a_now_question(mem: Memo
     ("考了多少分？", "amount"),
     ("nice. how much was it?", "amount"),
     ("ok! who's coming?", "name"),
+    ("那你心里大概什么价位？", "amount"),  # a price noun asks for an amount (stop 31)
+    ("嗯嗯，这次的分数呢？", "amount"),
     ("I asked when. Fine.", None),  # not a question at its end
     ("when you can. is it nice?", None),  # the last question asks for nothing
     ("", None),
@@ -58,11 +96,15 @@ def test_prior_asked_cue_reads_the_question_the_turn_before_ends_with(
     ("晓棠现在周末下午在玩什么运动？", True),
     ("周宁暑假最后去哪里旅行?", True),
     ("Which island had they first chosen?", False),  # the old value is asked for
-    ("What did the landlord originally ask for?", False),
+    ("What did the landlord originally ask for?", True),  # the value as it was at first (stop 31)
+    ("At first, which flat did they want to rent?", True),
+    ("Which café was it that they used to meet at?", True),
     ("On what date did they collect the keys to their new home?", False),
-    ("晓棠本来想去哪儿度假？", False),
+    ("晓棠本来想去哪儿度假？", True),
+    ("读书会一开始定在哪里办？", True),
+    ("他们最早看中的是哪套房子？", True),
 ])
-def test_prior_asks_change_only_for_the_value_as_it_is_now(query: str, asks: bool) -> None:
+def test_prior_asks_change_for_the_value_as_it_is_now_or_was_at_first(query: str, asks: bool) -> None:
     assert prior.plan_asks_change(query) is asks
 
 
