@@ -31,7 +31,7 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
 - ``answer``: :data:`ANSWER_BOOST` when the question asks for a time ("when", "what date",
   什么时候, 哪天, 几号…) and the text holds a time expression (a weekday, a month, "yesterday",
   "last week", "the 3rd", 前天, 上周六, 5月…), or asks for an amount ("how many", "how long",
-  "how heavy", "what did it cost", 多少, 多重…) and the text holds a number, or asks for a
+  "how heavy", "what did it cost", 多少, 多重, 什么价位…) and the text holds a number, or asks for a
   name (begins with "who", says "name", "named" or "called", or "what/which song|town|shop…")
   and the text holds a capitalised word that does not begin a sentence (chat capitalises
   little but names: "our tabby Mungo"); 1 otherwise. Answer-type matching, as in question
