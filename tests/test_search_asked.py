@@ -11,56 +11,46 @@ from nanomem.search import prior
 from tests.search_fixtures import mem, say  # noqa: F401 (a fixture)
 
 
-def test_search_prefers_the_reply_to_a_question_of_the_asked_kind(mem: Memory) -> None:
-    answer = "the 14th of June, at the same hotel"
-    other = "the whole of Saturday, at the same shop"  # holds a day too, but answers "was it hard?"
-    say(mem, ["my sister's wedding got moved", "oh no, to when?", answer], key="a", day=1)
-    say(mem, ["my sister's wedding got sorted", "oh no, was it hard?", other], key="b", day=8)
+@pytest.mark.parametrize(("talk", "asked", "answer", "other", "query"), [
+    (["my sister's wedding got moved", "my sister's wedding got sorted"],
+     ["oh no, to when?", "oh no, was it hard?"],
+     "the 14th of June, at the same hotel",
+     "the whole of Saturday, at the same shop",  # holds a day too, but answers "was it hard?"
+     "When is her sister's wedding?"),
+    # a price noun asks for an amount (stop 31)
+    (["想收一支二手镜头", "想收一支二手镜头"], ["好呀，你心里什么价位？", "好呀，你想去哪家店看？"],
+     "六千以内吧，要带发票的",
+     "两家都想看看，要带发票的",  # holds an amount too, but answers "which shop?"
+     "她收二手镜头打算花多少钱？"),
+])
+def test_search_prefers_the_reply_to_a_question_of_the_asked_kind(
+        mem: Memory, talk: list[str], asked: list[str], answer: str, other: str, query: str) -> None:
+    say(mem, [talk[0], asked[0], answer], key="a", day=1)
+    say(mem, [talk[1], asked[1], other], key="b", day=8)
 
-    texts = [h.text for h in mem.search("When is her sister's wedding?", k=6)]
+    texts = [h.text for h in mem.search(query, k=6)]
 
     assert texts.index(answer) < texts.index(other)
 
 
-def test_search_prefers_the_turn_reporting_a_change_for_a_now_question(mem: Memory) -> None:
-    changed = "the cottage fell through, so we switched to a barn in Devon instead"
-    planned = "the cottage has a wood stove, a hot tub and a long view of the lake"
+@pytest.mark.parametrize(("changed", "planned", "asked", "plain"), [
+    ("the cottage fell through, so we switched to a barn in Devon instead",
+     "the cottage has a wood stove, a hot tub and a long view of the lake",
+     "Where is the holiday cottage now?", "Where is the holiday cottage?"),
+    # a question for the value as it was at first (stop 31)
+    ("the hall flooded, so the quiz night moved to the library annex instead",
+     "the quiz night hall has a long bar, a small stage and a car park",
+     "Where was the quiz night originally held?", "Where is the quiz night held?"),
+    ("场地那边漏水，读书会改到图书馆三楼办了", "读书会那个场地挺大的，有个小舞台，楼下还能停车",
+     "读书会一开始的场地在哪里？", "读书会的场地在哪里？"),
+])
+def test_search_prefers_the_turn_reporting_a_change_for_a_changed_value_question(
+        mem: Memory, changed: str, planned: str, asked: str, plain: str) -> None:
     say(mem, [changed], key="a", day=1)
     say(mem, [planned], key="b", day=8)  # newer: the recency prior alone puts it first
 
-    assert [h.text for h in mem.search("Where is the holiday cottage now?", k=2)] == [changed, planned]
-    assert [h.text for h in mem.search("Where is the holiday cottage?", k=2)] == [planned, changed]
-
-
-def test_search_prefers_the_change_report_for_a_question_about_the_first_value(mem: Memory) -> None:
-    changed = "the hall flooded, so the quiz night moved to the library annex instead"
-    planned = "the quiz night hall has a long bar, a small stage and a car park"
-    say(mem, [changed], key="a", day=1)
-    say(mem, [planned], key="b", day=8)  # newer: the recency prior alone puts it first
-
-    assert [h.text for h in mem.search("Where was the quiz night originally held?", k=2)] == [changed, planned]
-    assert [h.text for h in mem.search("Where is the quiz night held?", k=2)] == [planned, changed]
-
-
-def test_search_prefers_the_change_report_for_a_chinese_question_about_the_first_value(mem: Memory) -> None:
-    changed = "场地那边漏水，读书会改到图书馆三楼办了"
-    planned = "读书会那个场地挺大的，有个小舞台，楼下还能停车"
-    say(mem, [changed], key="a", day=1)
-    say(mem, [planned], key="b", day=8)
-
-    assert [h.text for h in mem.search("读书会一开始的场地在哪里？", k=2)] == [changed, planned]
-    assert [h.text for h in mem.search("读书会的场地在哪里？", k=2)] == [planned, changed]
-
-
-def test_search_prefers_the_reply_to_a_chinese_price_question(mem: Memory) -> None:
-    answer = "六千以内吧，要带发票的"
-    other = "两家都想看看，要带发票的"  # holds an amount too, but answers "which shop?"
-    say(mem, ["想收一支二手镜头", "好呀，你心里什么价位？", answer], key="a", day=1)
-    say(mem, ["想收一支二手镜头", "好呀，你想去哪家店看？", other], key="b", day=8)
-
-    texts = [h.text for h in mem.search("她收二手镜头打算花多少钱？", k=6)]
-
-    assert texts.index(answer) < texts.index(other)
+    assert [h.text for h in mem.search(asked, k=2)] == [changed, planned]
+    assert [h.text for h in mem.search(plain, k=2)] == [planned, changed]
 
 
 @pytest.mark.parametrize("query", ["那支镜头什么价位？", "这次考试的分数是？", "他的体重现在是？"])
