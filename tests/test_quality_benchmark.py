@@ -229,6 +229,7 @@ def test_load_conversations_splits_shipped_set_into_dev_and_heldout() -> None:
         "en-teenager", "en-homebaker", "zh-hongkong", "en-paralegal", "en-tailor", "zh-johor",
         "en-backend", "en-curler", "zh-undergrad", "en-offshore", "en-caregiver", "zh-yiwu",
         "en-changi", "en-rowclub", "zh-shanghai",
+        "en-tuner", "en-interpreter", "zh-tianjin",
     }
     assert {c.id for c in dev} == analysed
     assert not analysed & {c.id for c in heldout}
