@@ -22,11 +22,19 @@ from tests.search_fixtures import mem, say  # noqa: F401 (a fixture)
      "六千以内吧，要带发票的",
      "两家都想看看，要带发票的",  # holds an amount too, but answers "which shop?"
      "她收二手镜头打算花多少钱？"),
+    # a question without its mark, as texting drops it (stop 32)
+    (["the boiler service got moved", "the boiler service got done"],
+     ["no way. when is it then", "no way. was it pricey"],
+     "the 9th of September, first thing",
+     "the whole of Sunday, first thing",  # holds a day too, but answers "was it pricey"
+     "When is the boiler service?"),
 ])
 def test_search_prefers_the_reply_to_a_question_of_the_asked_kind(
         mem: Memory, talk: list[str], asked: list[str], answer: str, other: str, query: str) -> None:
     say(mem, [talk[0], asked[0], answer], key="a", day=1)
     say(mem, [talk[1], asked[1], other], key="b", day=8)
+    say(mem, ["the cat slept on the warm windowsill", "soup for lunch again", "the train was late",
+              "I fixed the squeaky gate"], key="c", day=4)  # other talk: the topic's words are rare
 
     texts = [h.text for h in mem.search(query, k=6)]
 
@@ -70,6 +78,11 @@ def test_prior_chinese_amount_question_by_its_noun(query: str) -> None:
     ("I asked when. Fine.", None),  # not a question at its end
     ("when you can. is it nice?", None),  # the last question asks for nothing
     ("", None),
+    ("and?? how long did it take you", "amount"),  # no mark: a question word opens it (stop 32)
+    ("NO. when", "time"),
+    ("lovely. who did you go with", "name"),
+    ("you were on boats", None),  # no mark and no question word: a statement
+    ("which reminds me.", None),  # an end mark that is no question mark
 ])
 def test_prior_asked_cue_reads_the_question_the_turn_before_ends_with(
         near: str, kind: str | None) -> None:
@@ -118,3 +131,4 @@ def test_prior_asked_boost_multiplies_a_reply_to_the_same_kind_of_question() -> 
     scored = prior.plan_priors({1: 1.0, 2: 1.0}, docs, "When is the wedding?",
                                names={1: None, 2: None}, asked={1: cue, 2: None})
     assert scored == {1: prior.ANSWER_BOOST ** 2, 2: prior.ANSWER_BOOST}
+

@@ -121,7 +121,10 @@ def test_search_finds_a_short_reply_said_right_after_the_question(mem: Memory) -
 
 
 @pytest.mark.parametrize(("near", "replies"), [
-    ("How much was the quote?", True), ("你呢？ ", True), ("Fine.", False), ("", False)])
+    ("How much was the quote?", True), ("你呢？ ", True), ("Fine.", False), ("", False),
+    ("is this the bookkeeping one", True),  # no mark: an auxiliary or a question word opens it (stop 32)
+    ("great. any news on the van", True), ("So. What are you reading at the moment", True),
+    ("I keep forgetting you were on boats", False), ("did you. Fine.", False)])
 def test_prior_a_turn_replies_when_the_turn_before_asked(near: str, replies: bool) -> None:
     assert prior.plan_replies(near) is replies
     assert prior.plan_length(1.0, replies=replies) == (prior.REPLY_FLOOR if replies else 1 / 12)

@@ -17,8 +17,10 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   (in language-model retrieval, a prior in proportion to length); it is capped so that long
   turns are not favoured over ordinary sentences. Memory-file lines and history entries are
   distilled facts, short by design, and keep their relevance. A turn said right after a question
-  (its previous turn of the session, ``docs.near``, ends with ``?`` or ``？``) has a length prior
-  of at least :data:`REPLY_FLOOR`: a short reply is often the whole answer ("212", "latex.").
+  (its previous turn of the session, ``docs.near``, ends with ``?`` or ``？``, or, since stop
+  32, with a sentence that has no end mark and opens with an English question word or
+  auxiliary: "NO. when", "is this the bookkeeping one"; :func:`plan_question`) has a length
+  prior of at least :data:`REPLY_FLOOR`: a short reply is often the whole answer ("212", "latex.").
   Past :data:`LONG_FULL` units the prior falls as ``sqrt(LONG_FULL / units)`` (since stop 25):
   an assistant's long reply (a recipe, a draft letter, a packing list) shares many general
   words with a question and outranked the person's own short sentence that held the fact;
@@ -40,7 +42,8 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   in it is the likelier answer.
 - ``asked`` (archived turns only, since stop 27): :data:`ANSWER_BOOST` when the turn before it
   in its session (``docs.near``) ends with a question asking for the same kind of answer as the
-  query (a time, an amount or a name: "what's wrong? when?", 考了几分？), 1 otherwise. The
+  query (a time, an amount or a name: "what's wrong? when?", 考了几分？, "and?? how long did it
+  take you"), 1 otherwise. The
   other speaker's question is the surest sign that a short reply ("the 17th of March now", "98",
   两千六) answers the same question.
 - ``change`` (since stop 27): :data:`ANSWER_BOOST` when the question asks for a value as it is
@@ -107,6 +110,10 @@ _CHANGE_TEXT = re.compile(  # reports that something changed, or was settled
     r"\b(instead|change of plan|changed?|switch(ed)?|moved?|rebook(ed)?|bump(ed)?|postponed?"
     r"|cancell?ed|renamed?|swap(ped)?|replaced?|no longer|any ?more|now)\b|改|换|变|推迟|取消"
     r"|定了|决定|不[^，。！？,.!?]{1,5}了")  # 定了 "it's settled"; 不…了 "no longer …" (不干了, 不要X了)
+_SENTENCES = re.compile(r"(?<=[.!。！？?\n])")  # splits after an end mark, keeping it
+_QUESTION_OPENING = re.compile(  # a sentence without an end mark that begins so asks a question
+    r"(what|where|when|who|whom|whose|how|why|which|is|are|am|was|were|do|does|did|any|can"
+    r"|could|will|would|have|has|had|should|shall)\b")
 _AMOUNT_TEXT = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
     r"|fifty|hundred|thousand|dozen|half)\b|[两二三四五六七八九十百千万]")
@@ -148,13 +155,13 @@ def plan_asked_cue(near: str) -> re.Pattern[str] | None:
 
     >>> plan_asked_cue("Oh no. To when?") is plan_answer_cue("When is it?")
     True
+    >>> plan_asked_cue("and?? how long did it take you") is plan_answer_cue("How long was it?")
+    True
     >>> plan_asked_cue("I asked when. Fine.") is None, plan_asked_cue("Is it nice?") is None
     (True, True)
     """
-    near = near.rstrip()
-    if not plan_replies(near):
-        return None
-    return plan_answer_cue(re.split(r"(?<=[.!。！？?\n])", near[:-1])[-1])
+    question = plan_question(near)
+    return None if question is None else plan_answer_cue(question)
 
 
 def plan_asks_change(query: str) -> bool:
@@ -227,8 +234,30 @@ def plan_replies(near: str) -> bool:
 
     >>> plan_replies("How much was the quote? "), plan_replies("好的。你呢？"), plan_replies("ok.")
     (True, True, False)
+    >>> plan_replies("is this the bookkeeping one"), plan_replies("NO. when"), plan_replies("Have a good day.")
+    (True, True, False)
     """
-    return near.rstrip().endswith(("?", "？"))
+    return plan_question(near) is not None
+
+
+def plan_question(near: str) -> str | None:
+    """The question that ``near`` (the end of the previous turn) ends with: its last sentence,
+    without the mark; ``None`` when it ends with none (pure).
+
+    A sentence is a question when it ends with ``?`` or ``？``, or (since stop 32) when it has no
+    end mark and begins with an English question word or auxiliary: texting drops the mark
+    ("and?? how long did it take you", "NO. when", "any news on a flat").
+
+    >>> plan_question("Great. And when is it?"), plan_question("lovely. what did you get her")
+    ('And when is it', 'what did you get her')
+    >>> plan_question("which reminds me."), plan_question("you were on boats") is None
+    (None, True)
+    """
+    near = near.rstrip()
+    if near.endswith(("?", "？")):
+        return _SENTENCES.split(near[:-1])[-1].strip()
+    last = _SENTENCES.split(near)[-1].strip()
+    return last if _QUESTION_OPENING.match(terms.normalise(last)) else None
 
 
 def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, float, str]],
@@ -266,19 +295,18 @@ def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, fl
 def read_priors(db: sqlite3.Connection, relevance: Mapping[int, float], query: str) -> dict[int, float]:
     """:func:`plan_priors` over the index's documents: each one's source, content units
     (``docs.units``, counted when it was indexed) and speaker, its text only for a question
-    that asks for a time, an amount, a name or a changed value, and the whole end of the
-    previous turn (``docs.near``) only for one that asks for a time, an amount or a name."""
+    that asks for a time, an amount, a name or a changed value, and the end of the previous
+    turn (``docs.near``: whether it asked a question, and which kind)."""
     rowids = list(relevance)
     cued = plan_answer_cue(query) is not None
     text = "body" if cued or plan_asks_change(query) else "''"
-    near = "near" if cued else "substr(rtrim(near), -1)"
     docs: dict[int, tuple[str, float, str]] = {}
     replies: set[int] = set()
     names: dict[int, str | None] = {}
     asked: dict[int, re.Pattern[str] | None] = {}
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
-        sql = (f"SELECT rowid, source, units, {text}, {near}, name FROM docs "
+        sql = (f"SELECT rowid, source, units, {text}, near, name FROM docs "
                f"WHERE rowid IN ({','.join('?' * len(part))})")
         for rowid, source, units, body, before, name in db.execute(sql, part):
             docs[rowid] = (source, units, body)
