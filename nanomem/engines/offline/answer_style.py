@@ -77,6 +77,9 @@ _STYLE_ZH = re.compile(
     r"|(?:回复|回答|答复)(?:我)?(?:的时候)?(?:请|尽量|都|要|用|简|短|长|详细|别|不要|一律|每次)"
     # session 25: Cantonese 覆 (reply) and 嘅 (的); an English form word written among Chinese
     r"|(?:回复|回覆|覆)我?(?:嘅|的)?(?:时候|時候)|(?i:point form|bullet points?|bullets|emojis?|markdown)"
+    # round 18: a length counted in sentences (三两句, 一两句话) or a long text refused (长篇), and plain
+    # speech asked by its idiom (说人话) or bookish words refused (拽词儿, 咬文嚼字, 文绉绉)
+    r"|(?<![问说讲插多这那每你您])[一二两三四五]{1,2}句(?!号)|长篇|说人话|拽词|拽文|咬文嚼字|文绉绉"
 )
 _IMPERATIVE = any_of(
     r"(?:^|[,;:—–]\s*|\b(?:and|also|so|then|but|just|oh)\s+"

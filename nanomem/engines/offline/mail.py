@@ -22,7 +22,10 @@ itself, not of any one writer:
   plans");
 - a **client footer** ("Sent from my iPhone", "Get Outlook for Android");
 - a **signature**: a ``--`` line and what follows it, or a valediction alone on its line
-  ("Regards,", "Kind regards", "Cheers,", 此致) and at most four short lines after it.
+  ("Regards,", "Kind regards", "Cheers,", 此致) and at most four short lines after it;
+- a **text pasted to ask whether it is genuine** (round 18): the opening paragraph asks "is this
+  real?", "legit or scam?", 是不是真的, ¿es real?, and the text pasted under it is someone else's
+  (a message that came to the phone), not the person's own record: only the question is left.
 
 >>> parts = message_body("Subject: Re: Trip\\n\\n> See you at 9.\\n\\nBook the 08:10 ferry.\\n\\nRegards,\\nAl Moss\\nLeith\\n\\nSent from my iPhone")
 >>> parts.body.split(), parts.subject
@@ -36,7 +39,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MailParts", "is_chain_letter", "message_body", "subject_announces"]
+__all__ = ["MailParts", "asks_if_genuine", "is_chain_letter", "message_body", "subject_announces"]
 
 _I = re.IGNORECASE
 _QUOTED = re.compile(r"^\s*>")
@@ -66,9 +69,31 @@ class MailParts:
     subject: str
 
 
+# Round 18: a question whether a text is genuine ("Is this real?", "legit or a scam?", 是不是真的, ¿es real?)
+_ASKS_GENUINE = re.compile(
+    r"\b(?:is|was|are) (?:this|that|it|these|they) (?:(?:for )?real|legit|genuine|true|a scam|a con|fake)\b"
+    r"|\b(?:legit|real|genuine) or (?:a )?(?:scam|fake|not)\b|\bscam or (?:not|legit|real)\b"
+    r"|是不是真的|是真的吗|真的假的|是不是骗|是骗子吗|\bes (?:real|verdad)\b|\bes (?:una )?estafa\b", _I)
+
+
+def asks_if_genuine(text: str) -> bool:
+    """Whether the opening paragraph of ``text`` asks whether the text pasted under it is genuine
+    (round 18): that text came to the person (a text message, a mail) and is someone else's.
+
+    >>> asks_if_genuine("Legit or scam?\\n\\nHMRC: you are owed a refund of £310, claim at hmrc-pay.co")
+    True
+    >>> asks_if_genuine("Is this real, a two-headed calf?")
+    False
+    """
+    opening, blank, pasted = text.strip().partition("\n\n")
+    return bool(blank) and bool(pasted.strip()) and bool(_ASKS_GENUINE.search(opening))
+
+
 def message_body(text: str) -> MailParts:
     """The body and subject of ``text`` (see the module doc); a message with no mail frame
     comes back unchanged, with no subject."""
+    if asks_if_genuine(text):
+        return MailParts(text.strip().partition("\n\n")[0], "")  # round 18: a pasted text asked about
     lines = text.split("\n")
     subject = ""
     kept: list[str] = []
