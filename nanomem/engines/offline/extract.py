@@ -186,6 +186,8 @@ _HEALTH = any_of(
     r"\b(?!april\b)\w{2,}(?:farin|formin|pril|olol|statin|prazole|sartan|dipine|cillin|mycin|cycline|"
     r"oxetine|azepam|profen|codone|triptan|thyroxine|xaban|gatran|purinol|floxacin|gliptin|lukast|tidine)\b",
     r"\b(?:aspirin|paracetamol|ibuprofen|antidepressants?|blood thinners?)\b",
+    # round 18: the same stems as Chinese names write them (厄贝沙坦 irbesartan, 氨氯地平, 阿托伐他汀, 二甲双胍)
+    r"[\u4e00-\u9fff]{1,4}(?:沙坦|地平(?!线)|普利|洛尔|他汀|拉唑|双胍|西林|沙星|列汀)|华法林|阿司匹林",
     r"\banaphyla\w*|\bepi-?pens?\b|\badrenaline (?:pen|jab)s?\b",  # round 9: "wasp sting = anaphylaxis for me"
     r"\b(?:deaf|hard of hearing|tinnitus|colou?r-?blind|partially sighted|epilep(?:sy|tic)|dyslexi[ac]|"
     r"coeliac|celiac|anaemi[ac]|anemi[ac]|hearing aids?|pacemaker)\b",

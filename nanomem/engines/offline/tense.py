@@ -29,8 +29,10 @@ _AHEAD_EN = re.compile(
     r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
 _PAST_ZH = re.compile(r"了|过(?!敏)|昨天|刚才")
 # session 27: a present state (现在住…, 目前在…) and "from now on" (以后挪到…) are no past, like "is" and "will"
+# round 18: the speaker's own daily habit (我天天, 我每天) says how things stand, not what happened
+STANDING_ZH = r"我(?:们)?(?:天天|每天)"
 _AHEAD_ZH = re.compile(r"要|会(?!议|计|员|场)|得|需要|明天|后天|今晚|待会|一会|稍后|下周|提醒|记得|别忘|截止|之前|\d"
-                       r"|(?<![到至])现在|目前|如今|以后|今后")
+                       r"|(?<![到至])现在|目前|如今|以后|今后|" + STANDING_ZH)
 
 def is_narrative(sentence: str) -> bool:
     """Whether a sentence only tells of something that already happened (pure): a past-tense
