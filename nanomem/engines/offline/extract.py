@@ -236,6 +236,10 @@ _RELATIVE = any_of(
     # round 9: a stopgap until something awaited ("till the plumber comes", "until the part arrives")
     r"\b(?:until|till|til)\s+(?:the|a|an|my|our|his|her|their)\s+(?:[a-z]+\s+){0,2}(?:comes?|arrives?|gets? here|"
     r"is back|turns? up|is fixed|is sorted|is done|is in)\b",
+    # round 18: the same words in the Spanish of a speaker who mixes it with English (esta semana, hoy,
+    # mañana but not "por la mañana", hasta que …)
+    r"\besta (?:semana|noche|tarde)\b", r"\beste fin de semana\b", r"\bhoy\b", r"(?<!la )\bmañana\b",
+    r"\bhasta (?:que|el (?:lunes|martes|miércoles|jueves|viernes|sábado|domingo)|mañana)\b",
 )
 # A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二; and, as the second pattern's alternation is not grouped (session 27:
 # kept so, the dev set leans on it), any weekday named: "from Monday", "Wednesday mornings".
