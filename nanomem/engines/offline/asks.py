@@ -31,7 +31,8 @@ from nanomem.vocab import any_of
 __all__ = ["LEAD_TIME_REMINDER", "is_reminder_rule", "without_opener"]
 
 _I = re.IGNORECASE
-_REMIND = re.compile(r"\bremind(?:ers?|ing)?\b|\bheads[- ]up\b|\bnudge\b|提醒", _I)
+# round 18: and the Spanish of a speaker who mixes it with English (recordatorios, recuérdame, avísame)
+_REMIND = re.compile(r"\bremind(?:ers?|ing)?\b|\bheads[- ]up\b|\bnudge\b|提醒|\brecordatorios?\b|\brecuérdame\b|\bavísame\b", _I)
 _AMOUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|a few|a couple of|couple of)"
 # A time relative to the thing reminded of, where nothing follows that names that thing.
 _LEAD = re.compile(
@@ -39,7 +40,8 @@ _LEAD = re.compile(
     r"|the (?:morning|day|evening) of"
     r"|" + _AMOUNT + r" (?:days?|hours?|weeks?|nights?) (?:before|ahead|in advance|beforehand|prior|earlier|out)"
     r"|in advance|ahead of time|beforehand)\b"
-    r"(?=\s*(?:$|[,.;:!—–-]|\bnot\b|\bfor (?:any|every|all|each|everything|anything)|\bplease\b|\bif\b|\bthanks?\b|\bor\b))",
+    r"(?=\s*(?:$|[,.;:!—–-]|\bnot\b|\bfor (?:any|every|all|each|everything|anything)|\bplease\b|\bif\b|\bthanks?\b|\bor\b"
+    r"|\bde (?:cada|todo|todas?|todos)\b))",  # round 18: "de cada" is "for each"
     _I)
 _LEAD_ZH = re.compile(r"前一天|前一晚|头一天|提前[一两二三四五六七八九十\d几]*(?:天|个?小时|周|个?星期)|当天(?:早上|上午)")
 _ONE_OFF_ZH = re.compile(r"明天|今天|今晚|后天|下周|周[一二三四五六日天]|\d+月|\d+号|交|缴|买|带|打电话")
