@@ -244,7 +244,9 @@ _RELATIVE = any_of(
 # A recurring slot: "every Thursday", "Fridays at", 每周四, 每个星期二; and, as the second pattern's alternation is not grouped (session 27:
 # kept so, the dev set leans on it), any weekday named: "from Monday", "Wednesday mornings".
 _RECURRING = any_of(r"\bevery (?:other )?" + _WEEKDAY + r"\b", r"\b" + _WEEKDAY[3:-1] + r"s (?:at|from)\b",
-                 r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]", _WEEKDAYS)
+                 r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]", _WEEKDAYS,
+                 # round 18: the same in a speaker's Spanish ("los domingos", "todos los martes", "cada jueves")
+                 r"\b(?:los|todos los|cada) (?:lunes|martes|miércoles|jueves|viernes|sábados?|domingos?)\b")
 # Session 25: a habit of weekends ("we usually ride out at weekends", 成日週末去): recurring, not this weekend.
 _HABIT = any_of(r"\b(?:usually|always|normally|often)\b[^.!?]{0,30}\b(?:at|on) (?:the )?weekends\b",
                 r"(?:经常|通常|平时|成日|每逢|逢|以后|今后)[^。！？，]{0,4}(?:周末|星期|礼拜)",  # session 27: 以后周末 lasts
