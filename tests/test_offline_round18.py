@@ -91,3 +91,36 @@ def test_the_speakers_daily_habit_lasts_though_told_with_le() -> None:
     habit = "我天天下午去公园打太极，在东门的亭子里，风雨无阻，练了好些年了。"
     assert _kept(habit) == [("durable", habit)]
     assert _kept("我表姐换了个新手机，天天在群里晒照片了。") == []  # someone else's habit is still their news
+
+
+# --- the time words of a speaker who mixes Spanish with English -------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Esta semana trabajo desde la casa de mi hermana in Tampa.",
+    "Hoy I'm driving my cousin's Corolla, mine is at the shop.",
+    "El plumber viene mañana a las 9 for the leak.",
+    "Ando con muletas hasta que me quiten el yeso, so no stairs.",
+])
+def test_a_spanish_near_term_word_makes_a_sentence_of_the_moment(sentence: str) -> None:
+    assert classify_sentence(sentence) == "ephemeral"
+    assert classify_sentence("I teach spin at the Y por la mañana, Mondays.") == "durable"  # "por la mañana": in the morning
+
+
+@pytest.mark.parametrize("sentence", [
+    "Recordatorios: avísame three days before de cada cita, please.",
+    "recuérdame the evening before de todo, not the same day.",
+])
+def test_a_lead_time_for_reminders_in_spanish_is_a_reminder_rule(sentence: str) -> None:
+    from nanomem.engines.offline.asks import is_reminder_rule
+
+    assert is_reminder_rule(sentence)
+    assert classify_sentence(sentence) == "durable"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Todos los jueves voy al choir practice at St Mary's.",
+    "Los sábados bailo salsa en un club in Coral Way.",
+    "cada domingo hago paella para la familia entera",
+])
+def test_a_spanish_weekday_as_a_plural_or_with_cada_recurs(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"
