@@ -22,6 +22,7 @@ from nanomem.engines.offline.answer_style import is_style_request
 from nanomem.engines.offline.correction_cues import has_correction_cue, tells_of_change
 from nanomem.engines.offline.hypothetical import is_daydream, tells_a_dream
 from nanomem.engines.offline.informative import is_informative_statement, is_of_the_moment, without_durations
+from nanomem.engines.offline.medicines import MEDICINE_EN, MEDICINE_ZH
 from nanomem.engines.offline.notices import is_machine_notice
 from nanomem.engines.offline.relayed import without_report_frame
 from nanomem.engines.offline.snippets import is_identity_field
@@ -183,11 +184,9 @@ _HEALTH = any_of(
     r"腱鞘炎|关节炎|偏头痛|腰不好|膝盖不好|颈椎不好|腰椎间盘",
     # round 5: a medicine by its name's stem (warfarin, metformin, ramipril, atenolol, a statin …)
     # or a common one, and a sense or condition of the person ("I'm deaf in my left ear")
-    r"\b(?!april\b)\w{2,}(?:farin|formin|pril|olol|statin|prazole|sartan|dipine|cillin|mycin|cycline|"
-    r"oxetine|azepam|profen|codone|triptan|thyroxine|xaban|gatran|purinol|floxacin|gliptin|lukast|tidine)\b",
+    MEDICINE_EN,  # the stems are listed once, in medicines.py
     r"\b(?:aspirin|paracetamol|ibuprofen|antidepressants?|blood thinners?)\b",
-    # round 18: the same stems as Chinese names write them (厄贝沙坦 irbesartan, 氨氯地平, 阿托伐他汀, 二甲双胍)
-    r"[\u4e00-\u9fff]{1,4}(?:沙坦|地平(?!线)|普利|洛尔|他汀|拉唑|双胍|西林|沙星|列汀)|华法林|阿司匹林",
+    MEDICINE_ZH,  # round 18: the same stems as Chinese names write them
     r"\banaphyla\w*|\bepi-?pens?\b|\badrenaline (?:pen|jab)s?\b",  # round 9: "wasp sting = anaphylaxis for me"
     r"\b(?:deaf|hard of hearing|tinnitus|colou?r-?blind|partially sighted|epilep(?:sy|tic)|dyslexi[ac]|"
     r"coeliac|celiac|anaemi[ac]|anemi[ac]|hearing aids?|pacemaker)\b",

@@ -26,6 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from nanomem.engines.offline.medicines import MEDICINE_EN
 from nanomem.engines.offline.shapes import denial, denied_value, is_retraction
 from nanomem.engines.offline.supersede import ZH_GIVEN_UP, holds_new_name, names_only_the_old, names_the_slot, subject_placed_anew
 from nanomem.text.hant import fold_hant
@@ -113,8 +114,7 @@ _VALUE_RX: list[tuple[str, re.Pattern[str]]] = [
     ("identifier", re.compile(r"\b(?!" + _UNITS + r"\b)([A-Z]{1,4})[- ]?(\d{2,}[A-Z0-9]*)\b")),
     # round 7: a size ("6x8", "8 x 10 ft") and a medicine by its name's stem (a kind of its own)
     ("size", re.compile(r"\b(\d+(?:\.\d+)?)\s?[x×]\s?(\d+(?:\.\d+)?)\b", _I)),
-    ("drug", re.compile(r"\b(?!april\b)\w{2,}(?:farin|formin|pril|olol|statin|prazole|sartan|dipine|cillin|mycin|"
-                        r"cycline|oxetine|azepam|profen|codone|triptan|xaban|gatran)\b", _I)),
+    ("drug", re.compile(MEDICINE_EN, _I)),
     ("number", re.compile(r"\d+(?:[.,]\d+)*")),
 ]
 _NAME = re.compile(r"(?<![\w'’-])[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
