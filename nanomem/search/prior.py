@@ -310,10 +310,11 @@ def read_priors(db: sqlite3.Connection, relevance: Mapping[int, float], query: s
                f"WHERE rowid IN ({','.join('?' * len(part))})")
         for rowid, source, units, body, before, name in db.execute(sql, part):
             docs[rowid] = (source, units, body)
+            question = plan_question(before or "")  # read once: the reply floor and the asked cue
             if source == "archive":
                 names[rowid] = name
                 if cued:
-                    asked[rowid] = plan_asked_cue(before or "")
-            if plan_replies(before or ""):
+                    asked[rowid] = None if question is None else plan_answer_cue(question)
+            if question is not None:
                 replies.add(rowid)
     return plan_priors(relevance, docs, query, frozenset(replies), names, asked)

@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from nanomem.vocab import HAN_CLASS
+
 __all__ = ["fold_northern", "writes_northern"]
 
 _MARKER = re.compile(r"(?<![中简媒评推引])介(?=[个是礼么玩])|(?<!无)奈(?=[个些么会])|为嘛|嘛(?=事|都|玩意)|倍儿|甭")
@@ -38,7 +40,7 @@ _WORDS = {"往后": "以后", "明儿": "明天", "今儿": "今天", "昨儿": 
 _WORD = re.compile("|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)))
 _THIS = re.compile(r"(?<![中简媒评推引])介(?![绍意入质词于])")  # 介 for 这, not 介绍, 中介
 _THAT = re.compile(r"(?<!无)奈(?!何)")  # 奈 for 那, not 无奈
-_WHAT = re.compile(r"嘛(?=[\u4e00-\u9fff])")  # 嘛 for 什么 inside a clause; the particle ends one
+_WHAT = re.compile(f"嘛(?={HAN_CLASS})")  # 嘛 for 什么 inside a clause; the particle ends one
 
 
 def writes_northern(texts: Iterable[str]) -> bool:

@@ -17,6 +17,8 @@ ramipril to losartan" replaces the old medicine; both take the stems from here.
 
 from __future__ import annotations
 
+from nanomem.vocab import HAN_CLASS
+
 __all__ = ["MEDICINE_EN", "MEDICINE_ZH"]
 
 _STEMS_EN = (
@@ -28,4 +30,4 @@ _STEMS_EN = (
 MEDICINE_EN = r"\b(?!april\b)\w{2,}(?:" + "|".join(_STEMS_EN) + r")\b"
 # the same stems as Chinese names write them (厄贝沙坦 irbesartan, 氨氯地平, 阿托伐他汀, 二甲双胍), and
 # two common names without one
-MEDICINE_ZH = r"[\u4e00-\u9fff]{1,4}(?:沙坦|地平(?!线)|普利|洛尔|他汀|拉唑|双胍|西林|沙星|列汀)|华法林|阿司匹林"
+MEDICINE_ZH = HAN_CLASS + r"{1,4}(?:沙坦|地平(?!线)|普利|洛尔|他汀|拉唑|双胍|西林|沙星|列汀)|华法林|阿司匹林"
