@@ -36,13 +36,16 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   "how heavy", "what did it cost", 多少, 多重, 什么价位…) and the text holds a number, or asks for a
   name (begins with "who", says "name", "named" or "called", or "what/which song|town|shop…")
   and the text holds a capitalised word that does not begin a sentence (chat capitalises
-  little but names: "our tabby Mungo"); 1 otherwise. Answer-type matching, as in question
+  little but names: "our tabby Mungo"), or (since stop 33) asks for a trade ("what does she do
+  for a living", "what was his line of work", "what is Theo's wife's job", 做什么的, 干什么工作)
+  and the text says what someone is ("she's an air traffic controller", "forty years as a
+  sheep-shearer", 在华西医院当麻醉师, 周川是消防员); 1 otherwise. Answer-type matching, as in question
   answering: the turn that says "I tripped over the hose on Wednesday" shares no word with
   "on what date did she fall?", and among the turns the window brings near, the one with a day
   in it is the likelier answer.
 - ``asked`` (archived turns only, since stop 27): :data:`ANSWER_BOOST` when the turn before it
   in its session (``docs.near``) ends with a question asking for the same kind of answer as the
-  query (a time, an amount or a name: "what's wrong? when?", 考了几分？, "and?? how long did it
+  query (a time, an amount, a name or a trade: "what's wrong? when?", 考了几分？, "and?? how long did it
   take you"), 1 otherwise. The
   other speaker's question is the surest sign that a short reply ("the 17th of March now", "98",
   两千六) answers the same question.
@@ -100,6 +103,17 @@ _NAME_QUESTION = re.compile(  # "who" asks only at the start or after a preposit
     r"^\W*(who|whom|whose)\b|\b(to|with|for|from|by|of|at) whom?\b|\bnamed?\b|\bcalled\b"
     r"|\b(what|which) (airport|city|town|village|country|restaurant|shop|pub|cafe|hotel|band|film"
     r"|book|song|team|company|street|island|brand|make|school)\b")
+_JOB_QUESTION = re.compile(  # asks what someone does for a living
+    r"\bdo(es)? for (a )?(living|work)\b|\bfor a living\b"
+    r"|\bwhat (is|was|'s|’s) (the |[\w'’-]+['’]s )*(job|trade|occupation|profession|line of work|career)\b"
+    r"|^\W*what (do|does|did) ([\w'’-]+ ){1,7}do( (before|now|these days|nowadays)\b|\W*$)"
+    r"|做什么的|干什么的|干嘛的|干啥的|做啥的|[做干](什么|啥)工作|什么职业|职业是|从事什么")
+_JOB_WORDS_ZH = "会计|老板|司机|记者|教练|保安|保姆|秘书|经理|主管"  # trades without a trade suffix
+_JOB_TEXT = re.compile(  # says what someone is by trade: "she's an air traffic controller", 当护士
+    r"\b(i'm|i’m|i am|i was|he's|he’s|he is|he was|she's|she’s|she is|she was|they're|they’re"
+    r"|they are|they were|being|used to be|as)\s+(a|an)\s+"
+    r"|(当|做|是|成了?)(个|一名|一个|名|位)?[\u4e00-\u9fff]{0,4}?"  # 当护士, 是消防员, 做会计
+    r"((师|员|士|医生|医|工|匠|官|警)(?=[的了呢啊吧呀就在]|[^\u4e00-\u9fff]|$)|" + _JOB_WORDS_ZH + ")")
 _NAME_TEXT = re.compile(r"(?<![.!?]\s)(?<=\s)([A-Z][\w'’-]+)")  # capitalised, not a sentence's first word
 _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d", "OK", "Ok"})
 _CHANGE_QUESTION = re.compile(  # asks for the value as it is now, as it ended up, or as it was at first
@@ -137,8 +151,12 @@ def plan_length_prior(text: str) -> float:
 
 
 def plan_answer_cue(query: str) -> re.Pattern[str] | None:
-    """What an answer to ``query`` holds (a time, a number or a name), as a pattern; ``None``
-    when the question asks for none of them (pure)."""
+    """What an answer to ``query`` holds (a time, a number, a name or a trade), as a pattern;
+    ``None`` when the question asks for none of them (pure).
+
+    >>> plan_answer_cue("What does Kwame's girlfriend do for work?") is plan_answer_cue("许妍是做什么工作的？")
+    True
+    """
     folded = terms.normalise(query)
     if _TIME_QUESTION.search(folded):
         return _TIME_TEXT
@@ -146,6 +164,8 @@ def plan_answer_cue(query: str) -> re.Pattern[str] | None:
         return _AMOUNT_TEXT
     if _NAME_QUESTION.search(folded):
         return _NAME_TEXT
+    if _JOB_QUESTION.search(folded):
+        return _JOB_TEXT
     return None
 
 
@@ -266,7 +286,7 @@ def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, fl
                 asked: Mapping[int, re.Pattern[str] | None] | None = None) -> dict[int, float]:
     """Each candidate's relevance × its length, answer, asked, change and speaker priors (pure);
     ``docs`` maps a rowid to its ``(source, content units, text)`` (the text is needed only when
-    the question asks for a time, an amount, a name or a changed value), ``names`` an archived
+    the question asks for a time, an amount, a name, a trade or a changed value), ``names`` an archived
     turn's rowid to its speaker, ``asked`` an archived turn's rowid to the answer cue of the
     question the turn before it asked (:func:`plan_asked_cue`).
 
@@ -295,7 +315,7 @@ def plan_priors(relevance: Mapping[int, float], docs: Mapping[int, tuple[str, fl
 def read_priors(db: sqlite3.Connection, relevance: Mapping[int, float], query: str) -> dict[int, float]:
     """:func:`plan_priors` over the index's documents: each one's source, content units
     (``docs.units``, counted when it was indexed) and speaker, its text only for a question
-    that asks for a time, an amount, a name or a changed value, and the end of the previous
+    that asks for a time, an amount, a name, a trade or a changed value, and the end of the previous
     turn (``docs.near``: whether it asked a question, and which kind)."""
     rowids = list(relevance)
     cued = plan_answer_cue(query) is not None
