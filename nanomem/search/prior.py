@@ -105,7 +105,8 @@ _NAME_QUESTION = re.compile(  # "who" asks only at the start or after a preposit
     r"|book|song|team|company|street|island|brand|make|school)\b")
 _JOB_QUESTION = re.compile(  # asks what someone does for a living
     r"\bdo(es)? for (a )?(living|work)\b|\bfor a living\b"
-    r"|\bwhat (is|was|'s|’s) (the |[\w'’-]+['’]s )*(job|trade|occupation|profession|line of work|career)\b"
+    r"|\bwhat (is|was|'s|’s) (the |his |her |their |your |my |[\w'’-]+['’]s )*"
+    r"(job|trade|occupation|profession|line of work|career)\b"
     r"|^\W*what (do|does|did) ([\w'’-]+ ){1,7}do( (before|now|these days|nowadays)\b|\W*$)"
     r"|做什么的|干什么的|干嘛的|干啥的|做啥的|[做干](什么|啥)工作|什么职业|职业是|从事什么")
 _JOB_WORDS_ZH = "会计|老板|司机|记者|教练|保安|保姆|秘书|经理|主管"  # trades without a trade suffix
