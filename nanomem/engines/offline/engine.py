@@ -45,6 +45,7 @@ from nanomem.store.sessions import content_text, message_time
 from nanomem.text.filler import is_filler
 from nanomem.text.hant import fold_hant, restore_hant
 from nanomem.text.northern import fold_northern, writes_northern
+from nanomem.text.northwest import fold_northwest, writes_northwest
 from nanomem.text.wu import fold_wu, writes_wu
 
 NOT_A_CHAT_MODEL = (
@@ -83,6 +84,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
     texts = list(texts)
     wu = writes_wu(text for text, _ in texts)  # round 17: a speaker of Shanghainese is judged as Mandarin
     northern = writes_northern(text for text, _ in texts)  # round 18: and one of Tianjin speech
+    northwest = not wu and writes_northwest(text for text, _ in texts)  # round 19: 额 / 俺 for 我
     facts: list[tuple[str, str, str | None]] = []
     seen: set[str] = set()
     before: list[str] = []  # the sentences kept from the message before (session 24: a starred fix)
@@ -102,6 +104,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         original, text = text, fold_hant(text)  # session 24: Traditional Chinese judged as Simplified
         text = fold_wu(text) if wu else text
         text = fold_northern(text) if northern else text
+        text = fold_northwest(text) if northwest else text
         # round 11: "Subject: Change of lodgings": the body's first decisive sentence is the correction
         announced = bool(mail.subject) and (subject_announces(mail.subject) or announces_change(mail.subject))
         lead: list[str] = []  # sentences before that announced a change without giving the new value

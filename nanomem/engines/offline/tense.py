@@ -27,7 +27,7 @@ _AHEAD_EN = re.compile(
     r"\b(?:will|shall|going to|gonna|need to|have to|has to|must|should|remind|tomorrow|tonight|"
     r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are|from now on|going forward)\b|'ll\b|'m\b|'re\b|"
     r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
-_PAST_ZH = re.compile(r"了|过(?!敏)|昨天|刚才")
+_PAST_ZH = re.compile(r"了|(?<![不得])过(?!敏)|(?<=得)过(?![来去敏])|昨天|刚才")
 # session 27: a present state (现在住…, 目前在…) and "from now on" (以后挪到…) are no past, like "is" and "will"
 # round 18: the speaker's own daily habit (我天天, 我每天) says how things stand, not what happened
 STANDING_ZH = r"我(?:们)?(?:天天|每天)"

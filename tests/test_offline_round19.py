@@ -1,0 +1,65 @@
+"""Session 33 (round-19 study): a speaker of northwestern or Central Plains speech (额 or 俺 for 我,
+嫑 for 别, 咧 for 了, 屋里 for 家里 …) is judged as Mandarin and what is kept is their own text;
+a potential complement (忙不过来, 看得过来) and the conjunction 不过 tell no past. Every sentence
+here is new: none is copied from a conversation."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanomem.engines.offline.engine import extract_dated_facts
+from nanomem.engines.offline.extract import classify_sentence
+
+
+def _kept(*messages: str) -> list[tuple[str, str]]:
+    return [(mark, text) for mark, text, _ in extract_dated_facts((m, None) for m in messages)]
+
+
+# --- 额 and 俺 for 我: northwestern and Central Plains speech read as Mandarin ------------------------
+
+@pytest.mark.parametrize("texts", [["额是富平庄里镇的"], ["你帮额看看"], ["俺家住东关"], ["嫑急"], ["夜黑下了一场雨"]])
+def test_a_speaker_writes_northwestern_speech_by_a_word_mandarin_does_not_use_so(texts: list[str]) -> None:
+    from nanomem.text.northwest import writes_northwest
+
+    assert writes_northwest(texts)
+    assert not writes_northwest(["余额不足，请充值", "额，让我想想", "这个名额给他", "营业额是三百万", "前额有点疼"])
+
+
+def test_the_northwestern_fold_keeps_every_position_and_the_words_of_amount() -> None:
+    from nanomem.text.northwest import fold_northwest
+
+    text = "额屋里的存款余额不多咧，俺们后晌再谝，嫑咧嘴笑"
+    folded = fold_northwest(text)
+    assert len(folded) == len(text)
+    assert folded == "我家里的存款余额不多了，我们下午再聊，别咧嘴笑"
+
+
+@pytest.mark.parametrize("message", [
+    "额是富平庄里镇的，叫任拴劳，在县上开出租。",
+    "俺是菏泽曹县的，叫孔繁星。",
+])
+def test_who_a_northwestern_speaker_is_is_kept_in_their_words(message: str) -> None:
+    assert _kept(message) == [("permanent", message)]
+
+
+@pytest.mark.parametrize("message", [
+    "额娃在西安交大读书，学材料的。",
+    "俺闺女在济南读研究生。",
+    "额们村的苹果园有三十亩，额管账。",
+    "俺老伴在县医院当护士，管产科。",
+])
+def test_a_northwestern_speakers_own_world_is_kept_in_their_words(message: str) -> None:
+    assert _kept(message) == [("durable", message)]
+    # 额 is 的 for a speaker of Shanghainese (round 17), and that reading comes first
+    assert _kept("阿拉囡囡辣复旦读书，学数学额。") == [("durable", "阿拉囡囡辣复旦读书，学数学额。")]
+
+
+# --- a potential complement is no past -----------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "你跟我说路程的时候说公里，别说英里，我换算不过来。",
+    "我家里两个孩子一个老人，我一个人照顾不过来。",
+])
+def test_a_potential_complement_tells_no_past(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"
+    assert classify_sentence("那家店我去过一次，人挤人。") is None  # the experiential 过 still tells a story
