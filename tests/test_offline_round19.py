@@ -63,3 +63,53 @@ def test_a_northwestern_speakers_own_world_is_kept_in_their_words(message: str) 
 def test_a_potential_complement_tells_no_past(sentence: str) -> None:
     assert classify_sentence(sentence) == "durable"
     assert classify_sentence("那家店我去过一次，人挤人。") is None  # the experiential 过 still tells a story
+
+
+# --- vernacular English pronouns: ya for you, me for my -------------------------------------------
+
+@pytest.mark.parametrize("message", [
+    "When ya sends me the tide times, put the low water first.",
+    "The truck is the Ranger, bought her off me uncle.",
+    "The cabin is the Rose Anne, me father built her.",
+])
+def test_a_request_or_fact_in_vernacular_pronouns_is_kept_in_the_speakers_words(message: str) -> None:
+    assert _kept(message) == [("durable", message)]
+
+
+def test_ya_for_yeah_and_me_before_anything_but_a_relative_stay() -> None:
+    from nanomem.text.vernacular import standard_pronouns
+
+    assert standard_pronouns("Ya, sounds grand.") == "Ya, sounds grand."
+    assert standard_pronouns("Tell me prices in dollars, ya hear.") == "Tell me prices in dollars, you hear."
+    assert standard_pronouns("Me own boat, me da built her.") == "My own boat, my da built her."
+
+
+# --- a request chained on with "and" ---------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", ["and always tell me the wind first, I gotta know if the kids gonna be cold"])
+def test_a_request_opened_by_a_conjunction_is_a_preference(sentence: str) -> None:
+    assert classify_sentence(sentence) == "durable"
+
+
+# --- a neighbour's win on a past weekday is their news -----------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "His brother-in-law Gord won the meat raffle at the Legion Friday night.",
+    "Old Mrs Keough next door won a turkey at the card game Tuesday.",
+])
+def test_someone_elses_win_on_a_past_weekday_is_their_news(sentence: str) -> None:
+    assert classify_sentence(sentence) is None
+    assert classify_sentence("Got the dentist Friday at ten.") is not None  # "have got", ahead
+    assert classify_sentence("My little parser crate won't build, I maintain it on weekends.") == "durable"  # not "won"
+
+
+# --- a text the person got, quoted or pasted, is set aside whole -------------------------------------
+
+@pytest.mark.parametrize("message", [
+    "Sending you this text I got: 'HMRC: You are owed a tax rebate of $312.40. Claim within 72hrs at hmrc-rebate.info'.",
+    "1. look what came on my phone\n2. 'Texas Toll Pay: You have a balance of $7.25. Pay by 03/14 to skip a $45 fee: txtoll-due.top'",
+    "【医保局】您的医保账户将于48小时内冻结，请点击 yb-jiedong.cc 完成认证。",
+])
+def test_a_notice_with_a_link_the_person_got_is_not_their_fact(message: str) -> None:
+    assert _kept(message) == []
+    assert _kept("Our shop site is kettleandcrumb.com, my sister runs it.") != []  # the person's own link

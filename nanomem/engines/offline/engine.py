@@ -36,6 +36,7 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     is_narrative,
 )
 from nanomem.engines.offline.mail import message_body, subject_announces
+from nanomem.engines.offline.notices import without_quoted_notices
 from nanomem.engines.offline.recase import lowered, name_casing, recased, restore, shouted, writes_capitals, writes_lower_case
 from nanomem.engines.offline.sentences import has_name, split_sentences
 from nanomem.engines.offline.snippets import without_blocks
@@ -46,6 +47,7 @@ from nanomem.text.filler import is_filler
 from nanomem.text.hant import fold_hant, restore_hant
 from nanomem.text.northern import fold_northern, writes_northern
 from nanomem.text.northwest import fold_northwest, writes_northwest
+from nanomem.text.vernacular import standard_pronouns
 from nanomem.text.wu import fold_wu, writes_wu
 
 NOT_A_CHAT_MODEL = (
@@ -112,7 +114,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         previous = ""
         denied: list[str] = []  # values a sentence of this message denied ("…, not Halvorsen")
         # a code block is material; session 27: but for its comments, identity fields and first-person lines
-        sentences = split_sentences(_SHEET_ROW.sub("", without_blocks(text)))
+        sentences = split_sentences(_SHEET_ROW.sub("", without_blocks(without_quoted_notices(text))))  # round 19: a quoted text
         for n, sentence in enumerate(sentences):
             if (is_greeting(previous) and is_bare_name(sentence)) or (previous and is_bare_condition(sentence)):
                 sentence = f"{previous} {sentence}"  # "Evening. Rhona Calloway.", "Wasps are a worry. Allergic."
@@ -124,6 +126,8 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
             if not sentence:
                 continue
             mark = classify_sentence(sentence)
+            if mark is None and standard_pronouns(sentence) != sentence:
+                mark = classify_sentence(standard_pronouns(sentence))  # round 19: "when ya tells me", "me mother"
             if mark is None and style_before and is_length_fragment(sentence):
                 mark, sentence = "durable", f"{previous_kept} {sentence}"  # round 8: "Answers short. Three words if that does it."
                 if facts and facts[-1][1] == previous_kept:

@@ -196,7 +196,7 @@ _PREFERENCE = any_of(
     r"\bI (?:really )?(?:prefer|like|love|hate|dislike|enjoy|want|need)\b",
     r"\bI don'?t (?:like|want|enjoy|need)\b", r"\bmy favou?rite\b",
     r"\bplease (?:always|never|use|reply|answer|write|keep|call|be|show|format|avoid|include)\b",
-    r"^\s*(?:please\s+)?(?:don'?t|do not|never|always)\b",
+    r"^\W*(?:(?:and|also|oh|plus|so|but)\W+)*(?:please\s+)?(?:don'?t|do not|never|always)\b",  # round 19: "and always tell me"
     r"喜欢", r"偏好", r"讨厌", r"请用", r"请总是", r"请始终", r"请一直", r"用\S{1,6}(?:回答|回复)", r"请不要", r"别用", r"不要用", r"最爱",
 )
 _CONSTRAINT = any_of(

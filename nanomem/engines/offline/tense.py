@@ -21,12 +21,16 @@ _PAST_EN = re.compile(
     r"slid|spilt|stole|drove|rode|wrote|spoke|chose|froze|shook|threw|flew|grew|knew|drew|blew|"
     r"began|sang|rang|swam|drank|sank|stank|stung|swung|hung|caught|taught|brought|thought|fought|"
     r"sought|wore|tore|swore|hid|dug|stuck|struck|sat|stood|paid|said|heard|"
+    # round 19: "won a side of beef at the bingo" (not "won't"), and other common irregular forms
+    r"won(?!['’]t)|shot|led|fed|fled|bled|spun|shone|sprang|wept|crept|swept|knelt|"
     r"held|gave|forgave|became|overslept|\w{3,}ed|yesterday|ago|last (?:night|week|month|year|"
     r"summer|winter|spring|autumn|weekend|time|" + _WEEKDAY + r")|back in \d{4})\b", _I)
 _AHEAD_EN = re.compile(
     r"\b(?:will|shall|going to|gonna|need to|have to|has to|must|should|remind|tomorrow|tonight|"
-    r"next|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are|from now on|going forward)\b|'ll\b|'m\b|'re\b|"
+    r"next(?! door| to)|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are|from now on|going forward)\b|'ll\b|'m\b|'re\b|"
     r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
+# round 19: "next door" is a place, not ahead (above); 过 of a potential complement (忙不过来,
+# 看得过来) or the conjunction 不过 tells no past
 _PAST_ZH = re.compile(r"了|(?<![不得])过(?!敏)|(?<=得)过(?![来去敏])|昨天|刚才")
 # session 27: a present state (现在住…, 目前在…) and "from now on" (以后挪到…) are no past, like "is" and "will"
 # round 18: the speaker's own daily habit (我天天, 我每天) says how things stand, not what happened
