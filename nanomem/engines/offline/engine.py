@@ -126,8 +126,8 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
             if not sentence:
                 continue
             mark = classify_sentence(sentence)
-            if mark is None and standard_pronouns(sentence) != sentence:
-                mark = classify_sentence(standard_pronouns(sentence))  # round 19: "when ya tells me", "me mother"
+            if mark is None and (standard := standard_pronouns(sentence)) != sentence:
+                mark = classify_sentence(standard)  # round 19: "when ya tells me", "me mother"
             if mark is None and style_before and is_length_fragment(sentence):
                 mark, sentence = "durable", f"{previous_kept} {sentence}"  # round 8: "Answers short. Three words if that does it."
                 if facts and facts[-1][1] == previous_kept:

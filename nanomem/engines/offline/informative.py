@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from nanomem.engines.offline.tense import STANDING_ZH
+from nanomem.engines.offline.tense import PAST_GUO_ZH, STANDING_ZH
 from nanomem.text.filler import SOCIAL_WORDS, SOCIAL_ZH, TIME_WORDS
 from nanomem.vocab import HAN_CHAR, STOP_WORDS
 
@@ -86,8 +86,8 @@ _AHEAD = re.compile(
     r"\b(?:tomorrow|next|until|till|from|every|all (?:week|month|year|summer)|this (?:week|month|year|term|"
     r"season|summer|winter|autumn|spring)|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", _I)
 # Chinese: the past and what opens a memory; what points ahead or says how things stand.
-# round 19: not the 过 of 忙不过来, 看得过来 or 不过 (as in tense.py)
-_PAST_ZH = re.compile(r"了|(?<![不得])过(?!敏)|(?<=得)过(?![来去敏])|咗|昨天|琴日|寻日|刚才|刚刚|那会儿|那时候|有一回|有一次|小时候|想起来|说起来")
+# round 19: not the 过 of 忙不过来, 看得过来 or 不过 (tense.PAST_GUO_ZH)
+_PAST_ZH = re.compile(r"了|" + PAST_GUO_ZH + r"|咗|昨天|琴日|寻日|刚才|刚刚|那会儿|那时候|有一回|有一次|小时候|想起来|说起来")
 _AHEAD_ZH = re.compile(r"要|会(?!议|儿)|打算|准备|想去|明天|后天|听日|下周|下个|下礼拜|以后|每|一直|平时|现在|开始|" + STANDING_ZH)
 # A guess, not a statement: "the postman must be sick of us", "it might be the fuse".
 _GUESS = re.compile(r"\b(?:must|might|may|could|would)\s+(?:be|have)\b|\b(?:probably|perhaps|maybe)\b", _I)

@@ -30,8 +30,9 @@ _AHEAD_EN = re.compile(
     r"next(?! door| to)|until|till|by|due|deadline|later|plan(?:s|ned)? to|am|is|are|from now on|going forward)\b|'ll\b|'m\b|'re\b|"
     r"\b(?:it|that|there|he|she|what|who)'s\b|\d", _I)
 # round 19: "next door" is a place, not ahead (above); 过 of a potential complement (忙不过来,
-# 看得过来) or the conjunction 不过 tells no past
-_PAST_ZH = re.compile(r"了|(?<![不得])过(?!敏)|(?<=得)过(?![来去敏])|昨天|刚才")
+# 看得过来) or the conjunction 不过 tells no past (informative.py shares it)
+PAST_GUO_ZH = r"(?<![不得])过(?!敏)|(?<=得)过(?![来去敏])"
+_PAST_ZH = re.compile(r"了|" + PAST_GUO_ZH + r"|昨天|刚才")
 # session 27: a present state (现在住…, 目前在…) and "from now on" (以后挪到…) are no past, like "is" and "will"
 # round 18: the speaker's own daily habit (我天天, 我每天) says how things stand, not what happened
 STANDING_ZH = r"我(?:们)?(?:天天|每天)"

@@ -65,9 +65,6 @@ _AMOUNT_HEAD = re.compile(r"^\W*(?:£|\$|€)?" + _NUMBER_WORD + r"\b", _I)
 _LENGTH = re.compile(r"^\W*(?:max(?:imum)?\s+|at most\s+|under\s+)?" + _NUMBER_WORD +
                      r"\s+(?:words?|lines?|sentences?|paragraphs?|bullets?|characters?)\b", _I)
 _PAST_DAY = re.compile(r"\b(?:yesterday|last night|the other day|the day before yesterday)\b|昨天|前天", _I)
-# Round 19: a weekday named once in a story told in the past ("won a side of beef at the bingo
-# Saturday night") is the last one, a past day; "on Saturdays", "every Saturday" recur
-_PAST_WEEKDAY = re.compile(r"(?<!\bevery )(?<!\beach )\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s\b)", _I)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|my|we|our|us|me)\b|我", _I)
 _ZH_REQUEST = re.compile(r"请|尽量|麻烦")
 _ZH_ABOUT_OUTPUT = re.compile(r"^(?:在)?(?:回答|回复|答复|提醒|告诉|给我|列|写|做|翻译|整理|总结)[^，。]*(?:的时候|时|的事情|的问题)?")
@@ -173,21 +170,14 @@ def is_conditional_instruction(sentence: str) -> bool:
 def is_day_anecdote(sentence: str, narrative: bool) -> bool:
     """Whether a sentence tells what happened on one past day named anywhere in it ("yesterday",
     "last night", "the other day", 昨天), with no first person in it and ``narrative`` (the caller's
-    past test, numbers set aside) holding: its numbers (a road, a time) measure the story. Round
-    19: a weekday named once is such a day when a past verb other than "got" tells it ("got jury
-    duty Thursday" is "have got", ahead).
+    past test, numbers set aside) holding: its numbers (a road, a time) measure the story.
 
     >>> is_day_anecdote("Queued behind a horsebox on the B5285 yesterday.", True)
     True
     >>> is_day_anecdote("I moved to desk 14 yesterday.", True), is_day_anecdote("Queued at gate 4 today.", True)
     (False, False)
-    >>> is_day_anecdote("His brother won the meat raffle Friday.", True), is_day_anecdote("Got the dentist Friday.", True)
-    (True, False)
     """
-    if not narrative or _FIRST_PERSON.search(sentence):
-        return False
-    return bool(_PAST_DAY.search(sentence)) or (
-        bool(_PAST_WEEKDAY.search(sentence)) and is_narrative(re.sub(r"\bgot\b", " ", sentence, flags=_I)))
+    return narrative and bool(_PAST_DAY.search(sentence)) and not _FIRST_PERSON.search(sentence)
 
 
 def is_bare_amount(sentence: str) -> bool:
