@@ -79,6 +79,7 @@ import unicodedata
 from collections.abc import Mapping
 
 from nanomem.search import terms
+from nanomem.vocab import HAN, HAN_CLASS
 
 LENGTH_FULL = 12.0  # content units at which an archived turn has its full relevance
 ANSWER_BOOST = 1.5  # a text holding the kind of answer the question asks for
@@ -113,8 +114,8 @@ _JOB_WORDS_ZH = "会计|老板|司机|记者|教练|保安|保姆|秘书|经理|
 _JOB_TEXT = re.compile(  # says what someone is by trade: "she's an air traffic controller", 当护士
     r"\b(i'm|i’m|i am|i was|he's|he’s|he is|he was|she's|she’s|she is|she was|they're|they’re"
     r"|they are|they were|being|used to be|as)\s+(a|an)\s+"
-    r"|(当|做|是|成了?)(个|一名|一个|名|位)?[\u4e00-\u9fff]{0,4}?"  # 当护士, 是消防员, 做会计
-    r"((师|员|士|医生|医|工|匠|官|警)(?=[的了呢啊吧呀就在]|[^\u4e00-\u9fff]|$)|" + _JOB_WORDS_ZH + ")")
+    r"|(当|做|是|成了?)(个|一名|一个|名|位)?" + HAN_CLASS + "{0,4}?"  # 当护士, 是消防员, 做会计
+    r"((师|员|士|医生|医|工|匠|官|警)(?=[的了呢啊吧呀就在]|[^" + HAN + r"]|$)|" + _JOB_WORDS_ZH + ")")
 _NAME_TEXT = re.compile(r"(?<![.!?]\s)(?<=\s)([A-Z][\w'’-]+)")  # capitalised, not a sentence's first word
 _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d", "OK", "Ok"})
 _CHANGE_QUESTION = re.compile(  # asks for the value as it is now, as it ended up, or as it was at first
