@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 SOUL_MD = "SOUL.md"
 USER_MD = "USER.md"
@@ -108,6 +109,16 @@ def any_of(*alternatives: str) -> re.Pattern[str]:
     True
     """
     return re.compile("|".join(f"(?:{p})" for p in alternatives), re.IGNORECASE)
+
+
+def any_word(words: Iterable[str]) -> re.Pattern[str]:
+    """One pattern that matches any of the literal ``words``, the longest first where one holds
+    another (the dialect folds' word tables).
+
+    >>> any_word(["屋", "屋里"]).findall("屋里屋外")
+    ['屋里', '屋']
+    """
+    return re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)))
 
 
 BULLET = re.compile(r"^\s*[-*+]\s+\S")  # a markdown list item with text: one fact line

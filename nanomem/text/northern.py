@@ -30,14 +30,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from nanomem.vocab import HAN_CLASS
+from nanomem.vocab import HAN_CLASS, any_word
 
 __all__ = ["fold_northern", "writes_northern"]
 
 _MARKER = re.compile(r"(?<![中简媒评推引])介(?=[个是礼么玩])|(?<!无)奈(?=[个些么会])|为嘛|嘛(?=事|都|玩意)|倍儿|甭")
 # word -> standard word of the same length
 _WORDS = {"往后": "以后", "明儿": "明天", "今儿": "今天", "昨儿": "昨天", "倍儿": "非常", "甭": "别"}
-_WORD = re.compile("|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)))
+_WORD = any_word(_WORDS)
 _THIS = re.compile(r"(?<![中简媒评推引])介(?![绍意入质词于])")  # 介 for 这, not 介绍, 中介
 _THAT = re.compile(r"(?<!无)奈(?!何)")  # 奈 for 那, not 无奈
 _WHAT = re.compile(f"嘛(?={HAN_CLASS})")  # 嘛 for 什么 inside a clause; the particle ends one

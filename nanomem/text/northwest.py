@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from nanomem.vocab import HAN_CLASS
+from nanomem.vocab import HAN_CLASS, any_word
 
 __all__ = ["fold_northwest", "writes_northwest"]
 
@@ -53,7 +53,7 @@ _WORDS = {
     "屋里": "家里", "为撒": "为啥", "干撒": "干啥", "是撒": "是啥", "做撒": "做啥", "说撒": "说啥",
     "俺": "我", "嫑": "别", "谝": "聊", "咥": "吃",
 }
-_WORD = re.compile("|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)))
+_WORD = any_word(_WORDS)
 _LAST_YEAR = re.compile(r"(?<![当那这每])年时(?!候|间|期|节|光|代)")  # 年时 for 去年, not 当年时候
 _DONE = re.compile(r"(?<![大骂])咧(?![嘴开着咧])")  # the particle 咧 for 了, not 咧嘴, 大大咧咧
 

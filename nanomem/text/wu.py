@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from nanomem.vocab import any_word
+
 __all__ = ["fold_wu", "writes_wu"]
 
 _MARKER = re.compile(r"侬|阿拉(?![伯斯丁])|覅|搿|侪|呒没|伊拉|[好是要对行]伐(?=$|[\s，。！？,.!?])"
@@ -45,7 +47,7 @@ _WORDS = {
 }
 _RELATIVE = "老婆|老公|囡囡|女儿|儿子|姆妈|妈妈|阿爸|爸爸|爷爷|阿爷|娘娘|阿娘|外婆|外公|阿姐|阿哥|阿弟|阿妹|妹妹|外甥|侄子|孙子|孙女|老头子|老太婆"
 _MY = re.compile(f"阿拉(?={_RELATIVE})")
-_WORD = re.compile("|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)))
+_WORD = any_word(_WORDS)
 _NOT_WORDS = re.compile(r"阿拉[伯斯丁]")
 _AT = re.compile(r"(?<![麻香酸微甜好太很不])辣(?![椒酱味油条妹子的])")  # 辣 for 在, not spicy
 _OF = re.compile(r"(?<![金名余超限份总定差配])额(?![度外头])")  # 额 for 的, not an amount
