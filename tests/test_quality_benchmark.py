@@ -231,6 +231,7 @@ def test_load_conversations_splits_shipped_set_into_dev_and_heldout() -> None:
         "en-changi", "en-rowclub", "zh-shanghai",
         "en-tuner", "en-interpreter", "zh-tianjin",
         "en-outport", "en-schoolbus", "zh-lintong",
+        "en-doubles", "en-holler", "zh-chongqing",
     }
     assert {c.id for c in dev} == analysed
     assert not analysed & {c.id for c in heldout}
