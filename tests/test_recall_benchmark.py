@@ -67,13 +67,13 @@ def test_recall_data_has_every_split_and_chinese():
     splits = {c.split for c in ALL}
     assert splits == {"dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
                       "heldout6", "heldout7", "heldout8", "heldout9", "heldout10",
-                      "heldout11", "heldout12"}
+                      "heldout11", "heldout12", "heldout13"}
     for split in splits:
         assert {c.language for c in ALL if c.split == split} >= {"en", "zh"}, split
     for conv in ALL:
         if conv.split in ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
                           "heldout7", "heldout8", "heldout9", "heldout10", "heldout11",
-                          "heldout12"):
+                          "heldout12", "heldout13"):
             continue  # longer, checked below
         assert 8 <= len(conv.sessions) <= 15, conv.id
         assert 140 <= len(conv.turns) <= 300, conv.id
@@ -150,6 +150,7 @@ RECENT_SHAPES = [
     ("heldout10", 2032, (12, 15), (60, 184), (380, 450), (24, 30)),
     ("heldout11", 2033, (12, 15), (60, 184), (380, 450), (24, 30)),
     ("heldout12", 2034, (12, 15), (60, 184), (380, 450), (24, 30)),
+    ("heldout13", 2035, (12, 15), (60, 184), (380, 450), (24, 30)),
 ]
 RECENT = [(shape, c) for shape in RECENT_SHAPES for c in ALL if c.split == shape[0]]
 

@@ -40,7 +40,8 @@ from typing import Any
 
 CONVERSATIONS_DIR = Path(__file__).resolve().parent / "conversations"
 SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-          "heldout7", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12")
+          "heldout7", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12",
+          "heldout13")
 CATEGORIES = ("single-hop", "temporal", "changed-fact", "multi-hop", "chinese", "casual-detail")
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 TURN_STEP = timedelta(minutes=1)

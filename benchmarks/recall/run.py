@@ -1,6 +1,6 @@
 """Recall benchmark: can nanomem find again what was said, with dates and speakers?
 
-    python -m benchmarks.recall.run                     # every split (dev, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9, heldout10, heldout11, heldout12)
+    python -m benchmarks.recall.run                     # every split (dev, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9, heldout10, heldout11, heldout12, heldout13)
     python -m benchmarks.recall.run --split heldout --json out.json
 
 For each conversation: a fresh workspace, every turn fed in order with its real time (see
