@@ -106,7 +106,7 @@ def _mini_wordnet(root: Path) -> Path:
     (root / "cntlist.rev").write_text("".join(f"{w}%1:05:00:: 1 3\n" for w in
                                               ("animal", "creature", "mammal", "badger")))
     (root / "noun.exc").write_text("badgeri badger\nentiti entity\n")
-    for name in ("data.verb", "index.verb", "verb.exc"):
+    for name in ("data.verb", "index.verb", "verb.exc", "adj.exc"):
         (root / name).write_text("")
     return root
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from nanomem.errors import NanomemError, ProviderError
-from nanomem.search import prior, related, terms, vectors, window
+from nanomem.search import inflect, prior, related, terms, vectors, window
 from nanomem.search.collapse import plan_collapse
 from nanomem.search.docs import Doc, delete_docs, fetch_docs, insert_docs, plan_file_docs
 from nanomem.search.historydocs import update_history
@@ -389,20 +389,14 @@ class SearchIndex:
             queries.append((match + " AND src : srcfile", False))
         relevance: dict[int, float] = {}
         for expression, recent in queries:
-            # Ranked by BM25 inside SQLite; or, for common terms only, the newest matches (FTS5
-            # walks them in rowid order and stops), ranked here.
-            order, count = ("1 DESC", COMMON_RECENT) if recent else ("2 DESC", limit)
-            if dated:  # dated texts only (file lines have no date), filtered inside SQLite
-                sql = (f"SELECT f.rowid, -bm25(fts, {WEIGHTS}) FROM fts f JOIN docs d "
-                       "ON d.rowid = f.rowid WHERE fts MATCH ? AND d.source != 'file' "
-                       f"AND d.said_at >= ? AND d.said_at <= ? ORDER BY {order} LIMIT ?")
-                args: tuple[Any, ...] = (expression, since or "", (until or "9999") + "\uffff", count)
-            else:
-                sql = (f"SELECT rowid, -bm25(fts, {WEIGHTS}) FROM fts WHERE fts MATCH ? "
-                       f"ORDER BY {order} LIMIT ?")
-                args = (expression, count)
-            found = db.execute(sql, args).fetchall()
-            relevance.update(heapq.nlargest(limit, found, key=lambda row: row[1]) if recent else found)
+            relevance.update(_read_bm25(db, expression, recent, limit, since, until))
+        forms = inflect.plan_terms(query)  # caught for catch: the forms Porter's stems miss
+        if forms:
+            expression = "{" + " ".join(MATCHED) + "} : (" + " OR ".join(forms) + ")"
+            if set(sources) != set(SOURCES):
+                expression += " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
+            for rowid, score in _read_bm25(db, expression, False, limit, since, until).items():
+                relevance[rowid] = relevance.get(rowid, 0.0) + inflect.FORM_WEIGHT * score
         where = "d.source IN (" + ",".join("?" * len(sources)) + ")"
         wargs: tuple[Any, ...] = tuple(sources)
         if dated:
@@ -456,6 +450,25 @@ class SearchIndex:
     def count(self) -> int:
         """Documents in the index."""
         return self._healthy(lambda db: db.execute("SELECT count(*) FROM docs").fetchone()[0])
+
+
+def _read_bm25(db: sqlite3.Connection, expression: str, recent: bool, limit: int,
+               since: str | None, until: str | None) -> dict[int, float]:
+    """The ``limit`` best BM25 matches of ``expression`` (rowid -> relevance), ranked inside
+    SQLite; or, when ``recent`` (common terms only), the newest ``COMMON_RECENT`` matches (FTS5
+    walks them in rowid order and stops), ranked here. With ``since``/``until``, dated texts
+    only (file lines have no date), filtered inside SQLite."""
+    order, count = ("1 DESC", COMMON_RECENT) if recent else ("2 DESC", limit)
+    if since is not None or until is not None:
+        sql = (f"SELECT f.rowid, -bm25(fts, {WEIGHTS}) FROM fts f JOIN docs d "
+               "ON d.rowid = f.rowid WHERE fts MATCH ? AND d.source != 'file' "
+               f"AND d.said_at >= ? AND d.said_at <= ? ORDER BY {order} LIMIT ?")
+        args: tuple[Any, ...] = (expression, since or "", (until or "9999") + "\uffff", count)
+    else:
+        sql = f"SELECT rowid, -bm25(fts, {WEIGHTS}) FROM fts WHERE fts MATCH ? ORDER BY {order} LIMIT ?"
+        args = (expression, count)
+    found = db.execute(sql, args).fetchall()
+    return dict(heapq.nlargest(limit, found, key=lambda row: row[1]) if recent else found)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -1,9 +1,16 @@
-"""Build ``nanomem/search/data/related-words.tsv.gz`` from Princeton WordNet 3.0.
+"""Build ``nanomem/search/data/related-words.tsv.gz`` (and, since stop 34,
+``inflections.tsv.gz``) from Princeton WordNet 3.0.
 
-A maintainer's tool, never run by the library (which only reads the file it writes):
+A maintainer's tool, never run by the library (which only reads the files it writes):
 
     apt-get install wordnet-base          # Debian's WordNet 3.0 database, /usr/share/wordnet
     python -m nanomem.search.wordnet [--wordnet /usr/share/wordnet]
+
+The second file (:mod:`nanomem.search.inflect`) lists WordNet's irregular forms
+(``noun.exc``, ``verb.exc``, ``adj.exc``) that the index's Porter stemmer does not bring to
+their base (``caught`` / ``catch``, ``heaviest`` / ``heavy``, ``teeth`` / ``tooth``), one base a
+line, ``pos<TAB>base<TAB>form form``. The search reads it for queries only, so a new one needs no new
+schema version.
 
 A new file needs a new ``DATA_DIGEST`` in :mod:`nanomem.search.related` and a new
 ``SCHEMA_VERSION`` in :mod:`nanomem.search.index` (an index built from the old list is rebuilt).
@@ -36,6 +43,7 @@ import gzip
 import io
 import logging
 import re
+import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
@@ -48,6 +56,9 @@ NOUN_TOP = 5  # noun senses fewer than this many hypernym steps below "entity" a
 VERB_TOP = 1  # verb senses at the top of their tree ("move", "change", "be") are too general
 MAX_TAGGED, SHARE, MAX_UNTAGGED = 3, 0.25, 2
 _WORD = re.compile(r"^[a-z]+$")
+INFLECTIONS_NOTICE = ("# Irregular inflections from Princeton WordNet 3.0's exception lists "
+                      "(WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved.), "
+                      "licence in nanomem/search/data/WORDNET-LICENSE; built by python -m nanomem.search.wordnet")
 NOTICE = ("# Related words from Princeton WordNet 3.0 (WordNet 3.0 Copyright 2006 by Princeton "
           "University. All rights reserved.), licence in nanomem/search/data/WORDNET-LICENSE; "
           "built by python -m nanomem.search.wordnet")
@@ -176,6 +187,38 @@ def build(root: Path) -> list[str]:
     return lines
 
 
+def read_stems(words: set[str]) -> dict[str, str]:
+    """Each word's Porter stem, as the index's tokenizer makes it (SQLite FTS5, in memory)."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')")
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    ordered = sorted(words)
+    db.executemany("INSERT INTO t(rowid, w) VALUES (?, ?)", list(enumerate(ordered, start=1)))
+    stems = {ordered[rowid - 1]: term for term, rowid in db.execute("SELECT term, doc FROM v")}
+    db.close()
+    return stems
+
+
+def build_inflections(root: Path) -> list[str]:
+    """Lines ``pos<TAB>base<TAB>forms`` (``n``, ``v`` or ``a``) from WordNet's exception lists:
+    the irregular forms of single words whose Porter stem differs from their base's (``caught``
+    / ``catch``; not ``abided``), neither stemmed as a stop word is (``ate`` is indexed as ``at``)."""
+    pairs: set[tuple[str, str, str]] = set()
+    for pos, name in (("n", "noun"), ("v", "verb"), ("a", "adj")):
+        for line in (root / f"{name}.exc").read_text(encoding="latin-1").splitlines():
+            form, *bases = line.split()
+            pairs.update((pos, base, form) for base in bases
+                         if _WORD.match(form) and _WORD.match(base) and form != base)
+    stems = read_stems({word for _, base, form in pairs for word in (base, form)} | STOP_WORDS)
+    stopped = {stems.get(word) for word in STOP_WORDS}
+    forms: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for pos, base, form in pairs:
+        if stems.get(base) != stems.get(form) and not {stems.get(base), stems.get(form)} & stopped:
+            forms[(pos, base)].add(form)
+    return [INFLECTIONS_NOTICE] + [f"{pos}\t{base}\t{' '.join(sorted(forms[(pos, base)]))}"
+                                   for pos, base in sorted(forms)]
+
+
 def render_file(lines: list[str]) -> bytes:
     """The gzip'd file of ``lines`` (pure: a fixed mtime, so the same lines give the same bytes)."""
     buffer = io.BytesIO()
@@ -190,13 +233,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wordnet", type=Path, default=Path("/usr/share/wordnet"))
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data"
                         / "related-words.tsv.gz")
+    parser.add_argument("--inflections-out", type=Path,
+                        help="where to write inflections.tsv.gz (default: beside --out)")
     args = parser.parse_args(argv)
-    lines = build(args.wordnet)
-    data = render_file(lines)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_bytes(data)
+    args.inflections_out = args.inflections_out or args.out.parent / "inflections.tsv.gz"
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    logger.info("%s: %d keys, %s bytes", args.out, len(lines) - 1, f"{len(data):,}")
+    for out, lines in ((args.out, build(args.wordnet)),
+                       (args.inflections_out, build_inflections(args.wordnet))):
+        written = render_file(lines)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(written)
+        logger.info("%s: %d keys, %s bytes", out, len(lines) - 1, f"{len(written):,}")
     return 0
 
 
