@@ -22,6 +22,10 @@ TRADE = "What does she do for a living?"
     ("What did the man who fixes the boats do before he retired?",
      "What did the vet say Ravi can do about the limp?"),
     ("What was her trade?", "What old tools of the trade did she find in the loft?"),
+    ("How does Imke earn her living?", "How does Imke earn praise from her boss?"),  # stop 34
+    ("What craft does the neighbour earn her money from?", "What did the neighbour spend her money on?"),
+    ("What job does Tariq's cousin have?", "What jobs does Tariq have left on the house?"),
+    ("What work did Ilse's husband do before he retired?", "What did Ilse's husband do about the work?"),
     ("小周的哥哥是做什么的？", "爷爷每天早上做什么？"),
     ("她表姐以前干什么工作？", "她表姐以前在哪儿工作？"),
 ])
@@ -36,6 +40,8 @@ def test_prior_a_question_for_a_trade_is_told_from_other_what_questions(asks: st
     ("oh he's a ferry engineer on the Orkney run", "oh he's got a boat on the Orkney run"),
     ("nineteen years as a tree surgeon, then his knees went", "nineteen years in that house"),
     ("I was an usher at the Lyceum for years", "I was at the Lyceum for years"),
+    ("twenty years teaching the little ones their letters", "twenty years ago this spring"),  # stop 34
+    ("oh she works at the council, in housing", "oh she works hard, in housing and at home"),
     ("他在市医院当药剂师，天天倒班", "医生说要做个小手术，下个月"),  # 做 … 手 inside a word is no trade
     ("她老公是快递员，早出晚归的", "当时我是学生会的"),
     ("我表姐做秘书好多年了", "我表姐做饭好多年了"),

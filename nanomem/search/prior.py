@@ -37,9 +37,11 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   name (begins with "who", says "name", "named" or "called", or "what/which song|town|shop…")
   and the text holds a capitalised word that does not begin a sentence (chat capitalises
   little but names: "our tabby Mungo"), or (since stop 33) asks for a trade ("what does she do
-  for a living", "what was his line of work", "what is Theo's wife's job", 做什么的, 干什么工作)
-  and the text says what someone is ("she's an air traffic controller", "forty years as a
-  sheep-shearer", 在华西医院当麻醉师, 周川是消防员); 1 otherwise. Answer-type matching, as in question
+  for a living", "what was his line of work", "what is Theo's wife's job", 做什么的, 干什么工作;
+  since stop 34 "how does she earn her living", "what does she earn her money from", "what job
+  does he have") and the text says what someone is ("she's an air traffic controller", "forty
+  years as a sheep-shearer", 在华西医院当麻醉师, 周川是消防员; since stop 34 "thirty years driving
+  the school bus", "she works at the council"); 1 otherwise. Answer-type matching, as in question
   answering: the turn that says "I tripped over the hose on Wednesday" shares no word with
   "on what date did she fall?", and among the turns the window brings near, the one with a day
   in it is the likelier answer.
@@ -106,6 +108,9 @@ _NAME_QUESTION = re.compile(  # "who" asks only at the start or after a preposit
     r"|book|song|team|company|street|island|brand|make|school)\b")
 _JOB_QUESTION = re.compile(  # asks what someone does for a living
     r"\bdo(es)? for (a )?(living|work)\b|\bfor a living\b"
+    r"|\b(earn|earns|earned|make|makes|made) (a|her|his|their|your|my|our) living\b"
+    r"|\bearn(s|ed)? (her|his|their|your|my|our|the)? ?(money|keep)\b"  # since stop 34
+    r"|\bwhat (job|work|trade|occupation|profession|career|line of work) (do|does|did)\b"
     r"|\bwhat (is|was|'s|’s) (the |his |her |their |your |my |[\w'’-]+['’]s )*"
     r"(job|trade|occupation|profession|line of work|career)\b"
     r"|^\W*what (do|does|did) ([\w'’-]+ ){1,7}do( (before|now|these days|nowadays)\b|\W*$)"
@@ -114,6 +119,8 @@ _JOB_WORDS_ZH = "会计|老板|司机|记者|教练|保安|保姆|秘书|经理|
 _JOB_TEXT = re.compile(  # says what someone is by trade: "she's an air traffic controller", 当护士
     r"\b(i'm|i’m|i am|i was|he's|he’s|he is|he was|she's|she’s|she is|she was|they're|they’re"
     r"|they are|they were|being|used to be|as)\s+(a|an)\s+"
+    r"|\b(years|decades) (of )?[a-z]+ing (a|an|the|[a-z]+s)\b"  # "thirty years driving the bus" (stop 34)
+    r"|\b(i|he|she|they|we) (work|works|worked) (as|at|for|in)\b"  # "she works at the council"
     r"|(当|做|是|成了?)(个|一名|一个|名|位)?" + HAN_CLASS + "{0,4}?"  # 当护士, 是消防员, 做会计
     r"((师|员|士|医生|医|工|匠|官|警)(?=[的了呢啊吧呀就在]|[^" + HAN + r"]|$)|" + _JOB_WORDS_ZH + ")")
 _NAME_TEXT = re.compile(r"(?<![.!?]\s)(?<=\s)([A-Z][\w'’-]+)")  # capitalised, not a sentence's first word
