@@ -92,6 +92,14 @@ def test_prior_who_asks_for_a_name_only_as_the_question_word() -> None:
     assert prior.plan_answer_cue("What does the niece who lives in Leeds study?") is None
 
 
+@pytest.mark.parametrize("query", [  # stop 34: a word before a hyphen is part of a compound noun
+    "Where is the weigh-in held?", "Who set the cost-cutting plan?", "Which pub hosts the price-off night?"])
+def test_prior_an_amount_word_inside_a_hyphenated_compound_asks_for_no_amount(query: str) -> None:
+    assert prior.plan_answer_cue(query) is not prior.plan_answer_cue("How much did it cost?")
+    assert prior.plan_answer_cue("What did she weigh at the weigh-in?") is prior.plan_answer_cue(
+        "How much did it cost?")
+
+
 def test_search_prefers_the_turn_with_a_name_for_a_what_is_it_called_question(
         mem: Memory) -> None:
     named = "and at midnight our new tabby Mungo climbed the tree and knocked it over"

@@ -100,7 +100,7 @@ _TIME_TEXT = re.compile(
     r"|[0-9一二三四五六七八九十]+[月号日]|上个|下个|去年|今年|明年|半夜|晚上|早上|上午|下午|那天")
 _AMOUNT_QUESTION = re.compile(
     r"\bhow (many|much|long|old|far|often|heavy|tall|big|large|high|deep|wide|fast|expensive)\b"
-    r"|\b(weigh|weighs|weighed|weight|cost|costs|price|score|height|distance|temperature)\b"
+    r"|\b(weigh|weighs|weighed|weight|cost|costs|price|score|height|distance|temperature)\b(?!-)"
     r"|多少|几[个岁次天年遍]|多[重高大长远久]|价[钱格位]|费用|分数|体重|身高|距离|温度|气温")
 _NAME_QUESTION = re.compile(  # "who" asks only at the start or after a preposition, not "the man who"
     r"^\W*(who|whom|whose)\b|\b(to|with|for|from|by|of|at) whom?\b|\bnamed?\b|\bcalled\b"
