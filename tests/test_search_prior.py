@@ -73,6 +73,8 @@ def test_search_prefers_the_turn_with_a_number_for_a_how_heavy_question(mem: Mem
      prior.ANSWER_BOOST),
     ("Which song did his mother sing?", 'she did "I Wanna Dance with Somebody" twice',
      prior.ANSWER_BOOST),
+    ("修车铺新来的师傅姓什么？", "新来的师傅姓廖，四川人", prior.ANSWER_BOOST),  # a family name (stop 34)
+    ("修车铺新来的师傅姓什么？", "新来的师傅是四川人，手艺不错", 1.0),
     ("What is the name of her cat?", "Mungo climbed the tree", 1.0),  # a first word: no sign
     ("What is the name of her cat?", "so I said OK. I think I'll get one", 1.0),
     ("What is the name of her cat?", "our tabby climbed the tree at midnight", 1.0),
@@ -84,6 +86,13 @@ def test_search_prefers_the_turn_with_a_number_for_a_how_heavy_question(mem: Mem
 def test_prior_answer_boost_when_the_text_holds_what_the_question_asks(
         query: str, text: str, expected: float) -> None:
     assert prior.plan_answer_prior(prior.plan_answer_cue(query), text) == expected
+
+
+def test_prior_a_question_for_a_family_name_is_its_own_kind_and_the_reply_to_it_is_asked() -> None:
+    cue = prior.plan_answer_cue("修车铺新来的师傅姓什么？")
+    assert cue is not None and cue is prior.plan_answer_cue("那个房东姓啥来着")
+    assert cue is not prior.plan_answer_cue("修车铺新来的师傅叫什么名字？")
+    assert prior.plan_asked_cue("对了，楼下那个老板姓什么？") is cue
 
 
 def test_prior_who_asks_for_a_name_only_as_the_question_word() -> None:

@@ -41,7 +41,8 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   since stop 34 "how does she earn her living", "what does she earn her money from", "what job
   does he have") and the text says what someone is ("she's an air traffic controller", "forty
   years as a sheep-shearer", 在华西医院当麻醉师, 周川是消防员; since stop 34 "thirty years driving
-  the school bus", "she works at the council"); 1 otherwise. Answer-type matching, as in question
+  the school bus", "she works at the council"), or (since stop 34) asks for a family name
+  (姓什么, 姓啥) and the text says one (姓 + a character: 姓乔, 院长姓蒋); 1 otherwise. Answer-type matching, as in question
   answering: the turn that says "I tripped over the hose on Wednesday" shares no word with
   "on what date did she fall?", and among the turns the window brings near, the one with a day
   in it is the likelier answer.
@@ -123,6 +124,8 @@ _JOB_TEXT = re.compile(  # says what someone is by trade: "she's an air traffic 
     r"|\b(i|he|she|they|we) (work|works|worked) (as|at|for|in)\b"  # "she works at the council"
     r"|(当|做|是|成了?)(个|一名|一个|名|位)?" + HAN_CLASS + "{0,4}?"  # 当护士, 是消防员, 做会计
     r"((师|员|士|医生|医|工|匠|官|警)(?=[的了呢啊吧呀就在]|[^" + HAN + r"]|$)|" + _JOB_WORDS_ZH + ")")
+_SURNAME_QUESTION = re.compile(r"姓(什么|啥)")  # asks for a family name (since stop 34)
+_SURNAME_TEXT = re.compile("姓" + HAN_CLASS)  # 姓乔, 院长姓蒋
 _NAME_TEXT = re.compile(r"(?<![.!?]\s)(?<=\s)([A-Z][\w'’-]+)")  # capitalised, not a sentence's first word
 _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d", "OK", "Ok"})
 _CHANGE_QUESTION = re.compile(  # asks for the value as it is now, as it ended up, or as it was at first
@@ -160,7 +163,7 @@ def plan_length_prior(text: str) -> float:
 
 
 def plan_answer_cue(query: str) -> re.Pattern[str] | None:
-    """What an answer to ``query`` holds (a time, a number, a name or a trade), as a pattern;
+    """What an answer to ``query`` holds (a time, a number, a name, a family name or a trade), as a pattern;
     ``None`` when the question asks for none of them (pure).
 
     >>> plan_answer_cue("What does Kwame's girlfriend do for work?") is plan_answer_cue("许妍是做什么工作的？")
@@ -173,6 +176,8 @@ def plan_answer_cue(query: str) -> re.Pattern[str] | None:
         return _AMOUNT_TEXT
     if _NAME_QUESTION.search(folded):
         return _NAME_TEXT
+    if _SURNAME_QUESTION.search(folded):
+        return _SURNAME_TEXT
     if _JOB_QUESTION.search(folded):
         return _JOB_TEXT
     return None
