@@ -53,6 +53,18 @@ def test_search_keeps_a_rare_word_when_the_others_are_common(
     assert [h.text for h in mem.search("tea pilot")] == ["tea with the harbour pilot"]
 
 
+def test_search_leaves_out_an_irregular_form_as_common_as_a_stop_word(
+        mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index, "COMMON_FLOOR", 4)
+    _one_turn_sessions(mem, ["the pilot caught the early tide", "we caught a cold", *(
+        f"caught the bus {i}" for i in range(8))])
+
+    assert [h.text for h in mem.search("When did the pilot catch it?")] == [
+        "the pilot caught the early tide"]
+    monkeypatch.setattr(index, "COMMON_FLOOR", 1000)  # a rare form is searched
+    assert len(mem.search("When did the pilot catch it?", k=20)) == 10
+
+
 def test_history_hit_is_dated_when_its_chunk_was_said(mem: Memory) -> None:
     messages = [{"role": "user", "content": text, "timestamp": f"2026-04-02T18:{i:02d}:00"}
                 for i, text in enumerate(["I adopted a beagle called Biscuit", "he is lovely"])]

@@ -356,32 +356,38 @@ class SearchIndex:
             return None
 
     @staticmethod
-    def _match(db: sqlite3.Connection, query: str) -> tuple[str, bool]:
-        """The MATCH expression, and whether only the newest matches are to be ranked. A term
-        found in more than ``max(COMMON_SHARE × documents, COMMON_FLOOR)`` documents acts as a
-        stop word and is left out; when every term is that common, all are kept but only the
-        newest ``COMMON_RECENT`` documents they match are ranked. Both bound the cost of a
-        search in a big index and change nothing in a small one."""
+    def _match(db: sqlite3.Connection, query: str) -> tuple[str, bool, str]:
+        """The MATCH expression, whether only the newest matches are to be ranked, and the
+        MATCH expression of the query words' irregular forms (``""`` when there are none;
+        :mod:`nanomem.search.inflect`). A term found in more than ``max(COMMON_SHARE ×
+        documents, COMMON_FLOOR)`` documents acts as a stop word and is left out; when every
+        term is that common, all are kept but only the newest ``COMMON_RECENT`` documents they
+        match are ranked (a common form is left out). Both bound the cost of a search in a big
+        index and change nothing in a small one."""
         words = terms.plan_terms(query)
         chars = terms.plan_cjk_chars(query)  # single characters, matched in cjk1 only
+        forms = inflect.plan_terms(query)  # caught for catch: the forms Porter's stems miss
         total = db.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0]
         cap = max(int(COMMON_SHARE * total), COMMON_FLOOR)
         rare = words
+        column = "{" + " ".join(MATCHED) + "} : "
         if total > cap:
             probe = f"SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT {cap + 1})"
-            column = "{" + " ".join(MATCHED) + "} : "
             rare = [w for w in words if db.execute(probe, (column + w,)).fetchone()[0] <= cap]
+            forms = [f for f in forms if db.execute(probe, (column + f,)).fetchone()[0] <= cap]
             chars = [c for c in chars if db.execute(probe, ("cjk1 : " + c,)).fetchone()[0] <= cap]
-        expression = "{" + " ".join(MATCHED) + "} : (" + " OR ".join(rare or words) + ")"
+        expression = column + "(" + " OR ".join(rare or words) + ")"
         if chars:
             expression = "(" + expression + " OR cjk1 : (" + " OR ".join(chars) + "))"
-        return expression, not rare
+        forms_expression = column + "(" + " OR ".join(forms) + ")" if forms else ""
+        return expression, not rare, forms_expression
 
-    def _search(self, db: sqlite3.Connection, match: str, newest: bool, k: int, since: str | None,
-                until: str | None, sources: tuple[str, ...], collapse: bool,
+    def _search(self, db: sqlite3.Connection, match: str, newest: bool, forms: str, k: int,
+                since: str | None, until: str | None, sources: tuple[str, ...], collapse: bool,
                 dense: list[float] | None = None, query: str = "") -> list[Hit]:
         if set(sources) != set(SOURCES):
-            match += " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
+            kept = " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
+            match, forms = match + kept, forms and forms + kept
         dated = since is not None or until is not None
         limit = max(CANDIDATES, 4 * k)
         queries = [(match, newest)]
@@ -390,12 +396,8 @@ class SearchIndex:
         relevance: dict[int, float] = {}
         for expression, recent in queries:
             relevance.update(_read_bm25(db, expression, recent, limit, since, until))
-        forms = inflect.plan_terms(query)  # caught for catch: the forms Porter's stems miss
-        if forms:
-            expression = "{" + " ".join(MATCHED) + "} : (" + " OR ".join(forms) + ")"
-            if set(sources) != set(SOURCES):
-                expression += " AND src : (" + " OR ".join(f"src{s}" for s in sources) + ")"
-            for rowid, score in _read_bm25(db, expression, False, limit, since, until).items():
+        if forms:  # a form's matches count less than the word the question says
+            for rowid, score in _read_bm25(db, forms, False, limit, since, until).items():
                 relevance[rowid] = relevance.get(rowid, 0.0) + inflect.FORM_WEIGHT * score
         where = "d.source IN (" + ",".join("?" * len(sources)) + ")"
         wargs: tuple[Any, ...] = tuple(sources)
