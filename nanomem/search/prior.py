@@ -42,10 +42,10 @@ vectors (they correct the BM25 ranking), and so before the boost and the recency
   does he have") and the text says what someone is ("she's an air traffic controller", "forty
   years as a sheep-shearer", 在华西医院当麻醉师, 周川是消防员; since stop 34 "thirty years driving
   the school bus", "she works at the council"), or (since stop 34) asks for a family name
-  (姓什么, 姓啥) and the text says one (姓 + a character: 姓乔, 院长姓蒋); 1 otherwise. Answer-type matching, as in question
-  answering: the turn that says "I tripped over the hose on Wednesday" shares no word with
-  "on what date did she fall?", and among the turns the window brings near, the one with a day
-  in it is the likelier answer.
+  (姓什么, 姓啥) and the text says one (姓 + a character: 姓乔, 院长姓蒋); 1 otherwise.
+  Answer-type matching, as in question answering: the turn that says "I tripped over the hose
+  on Wednesday" shares no word with "on what date did she fall?", and among the turns the window
+  brings near, the one with a day in it is the likelier answer.
 - ``asked`` (archived turns only, since stop 27): :data:`ANSWER_BOOST` when the turn before it
   in its session (``docs.near``) ends with a question asking for the same kind of answer as the
   query (a time, an amount, a name or a trade: "what's wrong? when?", 考了几分？, "and?? how long did it
@@ -120,7 +120,7 @@ _JOB_WORDS_ZH = "会计|老板|司机|记者|教练|保安|保姆|秘书|经理|
 _JOB_TEXT = re.compile(  # says what someone is by trade: "she's an air traffic controller", 当护士
     r"\b(i'm|i’m|i am|i was|he's|he’s|he is|he was|she's|she’s|she is|she was|they're|they’re"
     r"|they are|they were|being|used to be|as)\s+(a|an)\s+"
-    r"|\b(years|decades) (of )?[a-z]+ing (a|an|the|[a-z]+s)\b"  # "thirty years driving the bus" (stop 34)
+    r"|\b(years|decades) (of )?[a-z]+ing (a|an|the|[a-z]+s)\b"  # "years driving the bus" (stop 34)
     r"|\b(i|he|she|they|we) (work|works|worked) (as|at|for|in)\b"  # "she works at the council"
     r"|(当|做|是|成了?)(个|一名|一个|名|位)?" + HAN_CLASS + "{0,4}?"  # 当护士, 是消防员, 做会计
     r"((师|员|士|医生|医|工|匠|官|警)(?=[的了呢啊吧呀就在]|[^" + HAN + r"]|$)|" + _JOB_WORDS_ZH + ")")
@@ -163,8 +163,8 @@ def plan_length_prior(text: str) -> float:
 
 
 def plan_answer_cue(query: str) -> re.Pattern[str] | None:
-    """What an answer to ``query`` holds (a time, a number, a name, a family name or a trade), as a pattern;
-    ``None`` when the question asks for none of them (pure).
+    """What an answer to ``query`` holds (a time, a number, a name, a family name or a trade),
+    as a pattern; ``None`` when the question asks for none of them (pure).
 
     >>> plan_answer_cue("What does Kwame's girlfriend do for work?") is plan_answer_cue("许妍是做什么工作的？")
     True
