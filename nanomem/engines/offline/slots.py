@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from nanomem.engines.offline.medicines import MEDICINE_EN
 from nanomem.engines.offline.shapes import denial, denied_value, is_retraction
+from nanomem.engines.offline.subject import sets_subject_anew
 from nanomem.engines.offline.supersede import ZH_GIVEN_UP, holds_new_name, names_only_the_old, names_the_slot, subject_placed_anew
 from nanomem.text.hant import fold_hant
 from nanomem.vocab import COMMON_WORDS, HAN_CHAR, HAN_CLASS, HAN_RUN, MONTHS, WEEKDAYS
@@ -369,6 +370,8 @@ def same_slot(correction: str, line: str) -> bool:
         return True  # round 9: another sum in the same currency ("put them up to £91" for "… is £83")
     if len(new["name"] & old["name"]) >= 2 and any(new[kind] - old[kind] and old[kind] for kind in ("date", "time", "weekday")):
         return True  # round 10: two names shared, another date ("… Bo's crew at Elmfield want the 9th May")
+    if sets_subject_anew(correction, line):
+        return True  # round 20: the subject before 改成/改到 ("会费改成150块" for "一年交120块会费")
     if not attributes_of(correction) & attributes_of(line):
         return False
     if any(new[kind] - old[kind] and old[kind] for kind in new if kind != "name"):

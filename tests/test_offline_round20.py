@@ -1,0 +1,34 @@
+"""Session 34 (round-20 study): a correction that does not name the old value still replaces the
+line it corrects when it names the subject of its change (会费改成…, 活动改到…, 那个…是在…) and
+gives a new number or place where that line holds another. Every sentence here is new: none is
+copied from a conversation."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanomem.engines.offline.dream import find_corrected
+
+
+# --- the subject of a Chinese verb of change names the slot -------------------------------------
+
+_CHOIR = "- 我在小区合唱团当团长，团员一年交80块团费，负责排练和演出。"
+_RIDES = "- 我们车队每周搞一次活动，一般都去南山那边骑，路好走。"
+_SHOW = "- 七月初有个书法展览，在西湖边上，我报了两幅字。"
+_SHIFT = "- 我跟小王轮班 他上白班 我上夜班 六点钟换班"
+
+
+@pytest.mark.parametrize(("correction", "line"), [
+    ("今年场地涨价了，团费改成一个人100块，下个月起收。", _CHOIR),
+    ("那边修路了。以后车队活动改到北湖去。", _RIDES),
+    ("展览的地方我记错了，那个展览是在东湖，不是我说的那里。", _SHOW),
+])
+def test_a_chinese_correction_replaces_the_line_that_holds_the_subject_of_its_change(correction: str, line: str) -> None:
+    files = {"USER.md": f"## Facts\n- 我喜欢喝茶，每天早上一杯。\n{line}\n{_SHIFT}\n"}
+    assert find_corrected(correction, files) == ("USER.md", line)
+
+
+def test_the_subject_alone_without_a_new_number_or_place_chooses_no_line() -> None:
+    files = {"USER.md": f"## Facts\n{_SHIFT}\n{_CHOIR}\n"}
+    assert find_corrected("换班改到七点了，晚上人多。", files) is None  # no value of a kind the line holds
+    assert find_corrected("团费改成一个人100块。", files) == ("USER.md", _CHOIR)
