@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nanomem.engines.offline.dream import find_corrected
+from nanomem.engines.offline.engine import extract_dated_facts
 
 
 # --- the subject of a Chinese verb of change names the slot -------------------------------------
@@ -32,3 +33,39 @@ def test_the_subject_alone_without_a_new_number_or_place_chooses_no_line() -> No
     files = {"USER.md": f"## Facts\n{_SHIFT}\n{_CHOIR}\n"}
     assert find_corrected("换班改到七点了，晚上人多。", files) is None  # no value of a kind the line holds
     assert find_corrected("团费改成一个人100块。", files) == ("USER.md", _CHOIR)
+
+
+def test_a_correction_that_trades_in_a_named_thing_replaces_the_line_that_names_the_old_one() -> None:
+    line = "- my van's a white Vauxhall Combo..."
+    files = {"USER.md": f"## Facts\n- I like my tea strong\n{line}\n"}
+    assert _kept("traded in the old van at the dealer in Leek Monday... picked up a Transit...")[0][0] == "correction"
+    assert find_corrected("traded in the old van at the dealer in Leek Monday... picked up a Transit...", files) == ("USER.md", line)
+
+
+# --- a count written as a word is a number of what it counts ------------------------------------
+
+def test_a_count_written_as_a_word_sets_the_count_of_the_same_thing_anew() -> None:
+    from nanomem.engines.offline.reslot import implied_correction
+
+    line = "- We run thirty-two hives on the moor, mostly Buckfast."
+    files = {"MEMORY.md": f"## Facts\n- The honey shed is by the gate.\n{line}\n"}
+    assert implied_correction("After the winter losses we're down to twenty-five hives.", files) == ("MEMORY.md", line)
+    assert implied_correction("We keep twenty-five hens as well.", files) is None  # another thing counted
+
+
+# --- an ellipsis before a lower-case word is a pause, not a sentence end --------------------------
+
+def _kept(*messages: str) -> list[tuple[str, str]]:
+    return [(mark, text) for mark, text, _ in extract_dated_facts((m, None) for m in messages)]
+
+
+def test_phrases_cut_by_ellipses_are_judged_as_one_sentence_and_kept_in_the_speakers_words() -> None:
+    message = "when you send me the weather... give it in Fahrenheit... them Celsius numbers mean nothing to me"
+    assert _kept(message) == [("durable", message)]
+    message = "I run the feed store... out on Route 9 past Gilley's... been at it since 1988"
+    assert [text for _, text in _kept(message)] == [message]
+
+
+def test_an_admitted_wrong_telling_is_a_correction() -> None:
+    assert _kept("Marlene says I told you wrong about the dog's name... it's Rusty...")[0][0] == "correction"
+    assert _kept("I gave you the wrong street for the shop, it's on Carver Street.")[0][0] == "correction"

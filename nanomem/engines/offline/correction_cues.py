@@ -70,6 +70,7 @@ _ADMISSION = any_of(
     r"^\W*(?:misread|misspoke|mistyped|misremembered|miscounted|misheard|got (?:it|that) wrong)\b",  # round 7
     r"^\W*(?:the |my |our )?(?:\w+ ){1,2}(?:was|were|is|are) wrong\W*$", r"\bwhat am I saying\b", r"\bturns out\b",
     r"记错了", r"说错了", r"搞错了",
+    r"\b(?:I|we) (?:told|gave) you (?:it |that |this )?(?:wrong|the wrong)\b",  # round 20: "I told you wrong about …"
     # session 27: a mix-up or a slip of the hand ("he says I had it mixed up", "I fat-fingered my asset
     # tag, the last two digits are the other way round")
     r"\b(?:had|got|have) (?:it|them|that|those|these|the \w+(?: \w+)?) (?:mixed|muddled) up\b", r"\bmix-?up\b",
@@ -103,6 +104,7 @@ _CORRECTION_WEAK = any_of(
     r"\b(?:reissued|re-issued|replaced|renewed|swapped)\b", r"变动|变更",
     # a replacement: "BA 117 was cancelled", "they rebooked me", "the new job is KS-4471"
     r"\b(?:cancell?ed|called off|rebooked|replaced|reassigned)\b", r"(?:^\W*|\bthe |\bmy |\bour )new \w+ (?:is|are)\b",
+    r"\btraded (?:in|off|away|out)\b",  # round 20: a trade-in ("traded off the old truck … got a Tundra")
     r"取消了", r"新的\S{0,6}是",
 )
 # Round 5: the old value out of service ("B14 is being dredged", "仓库正在装修"): the sentence

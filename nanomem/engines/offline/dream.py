@@ -56,6 +56,7 @@ from nanomem.engines.offline.remainder import plan_corrected_line
 from nanomem.engines.offline.reslot import implied_correction
 from nanomem.engines.offline.room import plan_make_room, replace_line
 from nanomem.engines.offline.routing import route_fact
+from nanomem.engines.offline.subject import replaces_named_thing
 from nanomem.engines.offline.slots import (
     attributes_of,
     identifier_families,
@@ -370,6 +371,7 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
             # round 11: a word of the same family of booked places counts as shared ("hotel" for "guest house")
             kin = bool(attributes_of(correction) & attributes_of(plain) & _BOOKED_PLACES)
             slot = (bool(shared) or family or kin) and same_slot(correction, plain)
+            slot = slot or replaces_named_thing(correction, plain)  # round 20: "traded in the old van … got a Transit"
             holds_old = named_old is not None and (named_old.casefold() in plain.casefold() or any(
                 old_values[kind] & values_of(plain)[kind] for kind in old_values
                 if kind != "name"))  # round 11: a name is held whole ("Green Point" is not "Mouille Point")

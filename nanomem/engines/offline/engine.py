@@ -38,7 +38,7 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
 from nanomem.engines.offline.mail import message_body, subject_announces
 from nanomem.engines.offline.notices import without_quoted_notices
 from nanomem.engines.offline.recase import lowered, name_casing, recased, restore, shouted, writes_capitals, writes_lower_case
-from nanomem.engines.offline.sentences import has_name, split_sentences
+from nanomem.engines.offline.sentences import has_name, pauses_as_commas, split_sentences
 from nanomem.engines.offline.snippets import without_blocks
 from nanomem.engines.offline.terse import is_bare_amount, is_length_fragment
 from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_bare_name, is_bare_value, is_greeting
@@ -125,8 +125,9 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
             sentence = fact_part(sentence)
             if not sentence:
                 continue
-            mark = classify_sentence(sentence)
-            if mark is None and (standard := standard_pronouns(sentence)) != sentence:
+            judged = pauses_as_commas(sentence)  # round 20: "if you need me... call after supper"
+            mark = classify_sentence(judged)
+            if mark is None and (standard := standard_pronouns(judged)) != judged:
                 mark = classify_sentence(standard)  # round 19: "when ya tells me", "me mother"
             if mark is None and style_before and is_length_fragment(sentence):
                 mark, sentence = "durable", f"{previous_kept} {sentence}"  # round 8: "Answers short. Three words if that does it."

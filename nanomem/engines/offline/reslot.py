@@ -50,6 +50,12 @@ _NEGATION = re.compile(r"\b(?:not|isn't|isn’t|wasn't|wasn’t|aren't|no longer
 # Round 11: the measure words of a place in a building (building, floor, room, table, row, seat, bed),
 # whatever word follows them
 _PLACE_UNITS = frozenset("栋幢层楼室间桌排座床")
+# Round 20: a count written as a word before what it counts ("fourteen goats", "twenty-two hives")
+_UNITS_WORDS = "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_COUNT_WORD = re.compile(
+    r"\b(?P<tens>" + "|".join(_TENS_WORDS) + r")(?:[- ](?P<ones>one|two|three|four|five|six|seven|eight|nine))?\s+(?P<unit>[a-z]{3,})\b"
+    r"|\b(?P<small>" + "|".join(_UNITS_WORDS) + r")\s+(?P<unit2>[a-z]{3,})\b", re.I)
 _NEAR = 32  # characters between a negation and the value it denies
 _NEAR_WORDS, _NEAR_HAN = 28, 8  # characters either side of a value in which its topic word stands
 _NOT_TOPICS = frozenset(w.casefold() for w in (*WEEKDAYS, *MONTHS)) | frozenset(
@@ -117,7 +123,24 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
         if unit not in _NOT_TOPICS and unit not in STOP_WORDS:
             note(unit, (m.group("n1") or m.group("n2")).replace(",", ""), m.start(), m.end())
+    for m in _COUNT_WORD.finditer(text):
+        unit = _unit(m.group("unit") or m.group("unit2"))
+        if unit not in _NOT_TOPICS and unit not in STOP_WORDS:
+            note(unit, str(_count(m)), m.start(), m.end())
     return {kind: (frozenset(v), frozenset(n) - {kind}) for kind, (v, n) in found.items()}
+
+
+def _count(m: re.Match[str]) -> int:
+    """The number a count word of :data:`_COUNT_WORD` says ("twenty-two" is 22)."""
+    if m.group("small"):
+        return _UNITS_WORDS.index(m.group("small").casefold()) + 2
+    ones = (m.group("ones") or "").casefold()
+    return (_TENS_WORDS.index(m.group("tens").casefold()) + 2) * 10 + (1 if ones == "one" else _UNITS_WORDS.index(ones) + 2 if ones else 0)
+
+
+def _unit(word: str) -> str:
+    word = word.casefold()
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
 def _clause_at(text: str, start: int, end: int) -> str:

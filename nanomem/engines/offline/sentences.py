@@ -14,13 +14,16 @@ import re
 
 from nanomem.vocab import HAN_CHAR
 
-__all__ = ["has_name", "split_sentences"]
+__all__ = ["has_name", "pauses_as_commas", "split_sentences"]
 
 # Session 25: in chat an emoji followed by a space ends a sentence as a full stop does ("腳軟晒😂 山狗隊係…").
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+|\n+")
 # Words after which a period does not end the sentence: "Dr. Lee", "e.g. tea", "J. Smith".
 _ABBREVIATION = re.compile(
     r"(?:\b(?:dr|mr|mrs|ms|prof|st|vs|jr|sr|mt|ft|approx|dept|fig|etc|e\.g|i\.e)|(?<![\w.])(?-i:[A-Z]))\.$", re.IGNORECASE)
+# Round 20: an ellipsis before a lower-case word is a pause inside the sentence, as a comma is
+_ELLIPSIS = re.compile(r"(?:\.\.\.|…)$")
+_PAUSE = re.compile(r"(?:\.\.\.|…)\s+(?=[a-z])")
 _NUMBER_LABEL = re.compile(r"\b(?:no|nr)\.$", re.IGNORECASE)  # "No. 48": a period that ends a sentence unless a number follows
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:-\w+)?")
 _NOT_NAMES = frozenset(
@@ -45,11 +48,22 @@ def split_sentences(text: str) -> list[str]:
         if not part:
             continue
         last = sentences[-1] if sentences else ""
-        if last and (_ABBREVIATION.search(last) or (_NUMBER_LABEL.search(last) and part[:1].isdigit())):
+        paused = _ELLIPSIS.search(last) is not None and part[:1].islower()  # round 20: "well... hello there"
+        if last and (paused or _ABBREVIATION.search(last) or (_NUMBER_LABEL.search(last) and part[:1].isdigit())):
             sentences[-1] = f"{last} {part}"
         else:
             sentences.append(part)
     return sentences
+
+
+def pauses_as_commas(sentence: str) -> str:
+    """``sentence`` with each ellipsis before a lower-case word written as a comma, the pause it
+    is, for the rules to judge (round 20; the speaker's own text is what is kept).
+
+    >>> pauses_as_commas("if you need me... call after supper... the mornings I'm out")
+    "if you need me, call after supper, the mornings I'm out"
+    """
+    return _PAUSE.sub(", ", sentence)
 
 
 _HAN_NAMED = re.compile(r"《[^》]+》|(?<![A-Za-z])[A-Z]{2,}[A-Za-z]*(?![A-Za-z])|(?<![A-Za-z])[A-Z][a-z]+[A-Z]\w*")

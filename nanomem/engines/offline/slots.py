@@ -230,7 +230,7 @@ def _drop_denied(text: str) -> str:
     """``text`` without the clause that denies the old value ("Not Ludlow any more.", ", the
     jam's not class 14 at all"); a sentence left with no word goes with it."""
     kept = []
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
+    for sentence in re.split(r"(?<=[.!?])(?<!\.\.\.)\s+", text):  # round 20: an ellipsis is a pause
         found = denial(sentence)
         if found and is_retraction(sentence):
             continue  # round 11: "She told me the records are not at Kelso any more." says nothing else

@@ -1,4 +1,4 @@
-"""The subject a Chinese verb of change names, as the slot a correction sets (pure; round-20 study).
+"""The subject a verb of change names, as the slot a correction sets (pure; round-20 study).
 
 A Chinese correction often gives only the thing changed and its new value: 会费改成一个人150块,
 以后协会活动改到铜锣峡去, 那个比赛是在长寿湖. What stands right before the verb of change (改成, 改到,
@@ -16,6 +16,10 @@ also names a partner and a car), so :func:`sets_subject_anew` also asks for a va
 line holds another of: a number (150块 for 120块) or a place, a name ending in a place word (区,
 路, 医院, 公园 … and the natural ones: 岛, 湖, 峡, 江, 河, 山, 水库 …: 铜锣峡 for 广阳岛).
 
+In English the thing put aside is the object of a verb of replacement: "traded in the old van …
+got a Transit", "replaced my phone"; a line that names that thing and another name (a make, a
+model) is the slot, when the correction gives a name the line lacks (:func:`replaces_named_thing`).
+
 >>> changed_subject("开会定了，会费改成一个人150块。"), changed_subject("以后协会活动改到铜锣峡去。")
 ('会费', '协会活动')
 >>> changed_subject("六月份那个比赛是在长寿湖。"), changed_subject("我改成了")
@@ -26,6 +30,8 @@ True
 True
 >>> sets_subject_anew("交班改到五点半了", "- 我跟小陆对班 伊开日班 四点钟交班")
 False
+>>> replaces_named_thing("traded in the old van at the dealer... got a Transit", "- my van's a Vauxhall Combo")
+True
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import unicodedata
 from nanomem.text.hant import fold_hant
 from nanomem.vocab import HAN_CLASS
 
-__all__ = ["changed_subject", "holds_subject", "sets_subject_anew"]
+__all__ = ["changed_subject", "holds_subject", "replaces_named_thing", "sets_subject_anew"]
 
 _CHANGE_VERB = r"(?:改成|改为|改到|改在|改去|换成|换到|换去|调到|调成|调为|调整为|调整到|涨到|涨成|涨为|降到|降为|变成|定在|是在)"
 _BEFORE_VERB = re.compile(r"(?P<run>" + HAN_CLASS + r"{2,12}?)" + _CHANGE_VERB)
@@ -69,6 +75,19 @@ def _places(text: str) -> list[str]:
 
 def _anew(new: list[str], old: list[str]) -> bool:
     return bool(set(new) - set(old)) and bool(set(old) - set(new))
+
+_REPLACED_THING = re.compile(
+    r"\b(?:traded (?:in|off|away|out)|replaced|swapped|sold)\s+(?:the|my|our|his|her|their)\s+(?:old\s+)?(?P<thing>[a-z]{3,})\b", re.I)
+_NAME = re.compile(r"(?<![\w'’-])(?<!^)(?<![.!?]\s)[A-Z][a-z]+")
+
+
+def replaces_named_thing(correction: str, line: str) -> bool:
+    """Whether ``correction`` puts aside a thing ("traded in the old van") that ``line`` names
+    with a name the correction lacks, and gives a name of its own the line lacks."""
+    found = _REPLACED_THING.search(correction)
+    if found is None or not re.search(r"\b" + re.escape(found.group("thing")) + r"(?:s|'s|’s)?\b", line, re.I):
+        return False
+    return _anew(_NAME.findall(correction), _NAME.findall(line))
 
 
 def changed_subject(text: str) -> str | None:
