@@ -69,3 +69,20 @@ def test_phrases_cut_by_ellipses_are_judged_as_one_sentence_and_kept_in_the_spea
 def test_an_admitted_wrong_telling_is_a_correction() -> None:
     assert _kept("Marlene says I told you wrong about the dog's name... it's Rusty...")[0][0] == "correction"
     assert _kept("I gave you the wrong street for the shop, it's on Carver Street.")[0][0] == "correction"
+
+
+# --- Caribbean English Creole pronouns: ah for I, meh for my -------------------------------------
+
+@pytest.mark.parametrize(("message", "mark"), [
+    ("Ah from Point Fortin, ah move to Chaguanas after school.", "permanent"),
+    ("Put meh brother Ravi, he does live in Arima.", "durable"),
+])
+def test_a_creole_speakers_own_world_is_kept_in_their_words(message: str, mark: str) -> None:
+    assert _kept(message) == [(mark, message)]
+
+
+def test_ah_before_a_verb_and_meh_before_a_relative_are_read_as_i_and_my_and_nothing_else() -> None:
+    from nanomem.text.vernacular import standard_pronouns
+
+    assert standard_pronouns("Ah does sell roti. Ah, that is true. Give meh the list.") == (
+        "I does sell roti. Ah, that is true. Give meh the list.")

@@ -9,6 +9,10 @@ boat"). :func:`standard_pronouns` gives a sentence with those in their standard 
 caller judges that form only when the speaker's own sentence gave no mark, and keeps the
 speaker's own sentence.
 
+Caribbean English Creole (Trinidad, Tobago, Guyana, Barbados, Jamaica in part) writes *ah* for
+*I* before a verb ("ah does sell doubles", "ah buying from …"), *ah from* for *I'm from* (the
+copula left out) and *meh* for *my* before a relative or *own* ("meh sister") (round-20 study).
+
 *ya* stays where it is *yeah* (a clause of its own: "ya, sounds good", "ya."), and *me* stays
 before anything but a relative or *own* ("give me prices", "tell me the tide").
 
@@ -18,6 +22,10 @@ before anything but a relative or *own* ("give me prices", "tell me the tide").
 'Named her after my mother, you know. Ya, that is her.'
 >>> standard_pronouns("Give me the tide times for yer wharf.")
 'Give me the tide times for your wharf.'
+>>> standard_pronouns("Ah from Arima, ah does drive a maxi. Call meh brother, he busy.")
+"I'm from Arima, I does drive a maxi. Call my brother, he busy."
+>>> standard_pronouns("Ah, that is true. Give meh the list.")
+'Ah, that is true. Give meh the list.'
 """
 
 from __future__ import annotations
@@ -31,8 +39,12 @@ _RELATIVE = (r"(?:mother|mum|mam|mom|ma|mammy|mama|father|dad|da|daddy|pa|wife|m
              r"old woman|son|daughter|boy|girl|young fella|brother|sister|nan|nanny|gran|granny|grandmother|"
              r"grandfather|grandson|granddaughter|uncle|aunt|aunty|auntie|cousin|nephew|niece|kids|children|"
              r"family|own)")
-_MY = re.compile(r"\bme(?=\s+" + _RELATIVE + r"\b)", _I)
+_MY = re.compile(r"\bme(?:h)?(?=\s+" + _RELATIVE + r"\b)", _I)
 _YOU = re.compile(r"\b(?:ya|ye|youse|yous)\b(?!\s*(?:[,.!?;:]|$))", _I)
+# Caribbean creole: "ah" for "I" before a verb or a place it is from ("ah from Arima" is "I'm from")
+_I_FROM = re.compile(r"\bah(?=\s+from\b)", _I)
+_I_VERB = re.compile(r"\bah(?=\s+(?:does|doh|have|had|want|need|on|like|love|hate|prefer|keep|live|work|sell|buy|move|married|"
+                     r"[a-z]+ing)\b)", _I)
 _YOUR = re.compile(r"\byer\b", _I)
 
 
@@ -43,5 +55,7 @@ def _cased(word: str, like: str) -> str:
 def standard_pronouns(sentence: str) -> str:
     """``sentence`` with its vernacular *you*, *your* and possessive *me* in standard form."""
     sentence = _MY.sub(lambda m: _cased("my", m.group()), sentence)
+    sentence = _I_FROM.sub("I'm", sentence)
+    sentence = _I_VERB.sub("I", sentence)
     sentence = _YOU.sub(lambda m: _cased("you", m.group()), sentence)
     return _YOUR.sub(lambda m: _cased("your", m.group()), sentence)
