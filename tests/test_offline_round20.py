@@ -86,3 +86,11 @@ def test_ah_before_a_verb_and_meh_before_a_relative_are_read_as_i_and_my_and_not
 
     assert standard_pronouns("Ah does sell roti. Ah, that is true. Give meh the list.") == (
         "I does sell roti. Ah, that is true. Give meh the list.")
+
+
+def test_a_thing_moved_and_where_it_is_now_is_a_correction_of_where_it_was() -> None:
+    message = "they went and moved the quilting bee... it's at the Rowan Hill grange hall now... the old room flooded"
+    assert _kept(message) == [("correction", message)]
+    line = "- Tuesdays I go to the quilting bee at the Dry Fork grange hall"
+    files = {"USER.md": f"## Facts\n- I keep bees too\n{line}\n"}
+    assert find_corrected(message, files) == ("USER.md", line)

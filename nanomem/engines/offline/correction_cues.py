@@ -50,6 +50,8 @@ _CORRECTION_STRONG = any_of(
     # between two values without the comma of unpunctuated text ("goes to Cape Town not Durban")
     r"\(\s*(?:was|previously|formerly)\s+[^()]{1,30}\)",
     r"(?-i:\b(?!I\b)[A-Z][\w'’-]*|\b\d[\w:.]*)\s+not\s+(?-i:[A-Z][a-z]|\d)",
+    # round 20: a thing moved, and where it is now ("they moved the choir practice, it's at St Anne's now")
+    r"\b(?:moved|shifted|relocated) (?:the|our|my) [a-z]+\b[^.!?]{0,60}?\b(?:it|they)(?:'s|’s|'re|’re| is| are)\b[^.!?]{0,50}?\bnow\b",
     # round 5: a Chinese change told as done, "我们换快递了" (换 + what was changed + 了)
     r"换(?!成|到|去|用)[^，。！？了]{1,6}了",
 )
