@@ -94,3 +94,14 @@ def test_a_thing_moved_and_where_it_is_now_is_a_correction_of_where_it_was() -> 
     line = "- Tuesdays I go to the quilting bee at the Dry Fork grange hall"
     files = {"USER.md": f"## Facts\n- I keep bees too\n{line}\n"}
     assert find_corrected(message, files) == ("USER.md", line)
+
+
+def test_an_admitted_wrong_telling_of_a_things_name_replaces_the_line_naming_it_and_keeps_its_other_clauses() -> None:
+    from nanomem.engines.offline.dream import corrected_text
+
+    correction = "Wanda says I told you wrong about the foal's name... it's going to be Juniper..."
+    line = "- my niece Carla's got a mare at Pine Ridge... due in June... they'll name the foal Biscuit"
+    files = {"USER.md": f"## Facts\n- I keep two mules\n{line}\n"}
+    assert find_corrected(correction, files) == ("USER.md", line)
+    written = corrected_text(correction, line)
+    assert "Juniper" in written and "Biscuit" not in written and "Pine Ridge" in written

@@ -17,8 +17,9 @@ line holds another of: a number (150块 for 120块) or a place, a name ending in
 路, 医院, 公园 … and the natural ones: 岛, 湖, 峡, 江, 河, 山, 水库 …: 铜锣峡 for 广阳岛).
 
 In English the thing put aside is the object of a verb of replacement: "traded in the old van …
-got a Transit", "replaced my phone"; a line that names that thing and another name (a make, a
-model) is the slot, when the correction gives a name the line lacks (:func:`replaces_named_thing`).
+got a Transit", "replaced my phone", or the thing an admission says was told wrong ("I told you
+wrong about the foal's name"); a line that names that thing and another name (a make, a model, a
+person) is the slot, when the correction gives a name the line lacks (:func:`replaces_named_thing`).
 
 >>> changed_subject("开会定了，会费改成一个人150块。"), changed_subject("以后协会活动改到铜锣峡去。")
 ('会费', '协会活动')
@@ -77,15 +78,19 @@ def _anew(new: list[str], old: list[str]) -> bool:
     return bool(set(new) - set(old)) and bool(set(old) - set(new))
 
 _REPLACED_THING = re.compile(
-    r"\b(?:traded (?:in|off|away|out)|replaced|swapped|sold)\s+(?:the|my|our|his|her|their)\s+(?:old\s+)?(?P<thing>[a-z]{3,})\b", re.I)
+    r"\b(?:traded (?:in|off|away|out)|replaced|swapped|sold)\s+(?:the|my|our|his|her|their)\s+(?:old\s+)?(?P<thing>[a-z]{3,})\b"
+    # an admitted wrong telling names the thing told wrong ("I told you wrong about the horse's name")
+    r"|\b(?:told|gave) you (?:wrong|the wrong \w+) (?:about|on|for) (?:the|my|our|his|her|their)\s+(?:[a-z]+(?:'s|’s)\s+)?(?P<told>[a-z]{3,})\b", re.I)
 _NAME = re.compile(r"(?<![\w'’-])(?<!^)(?<![.!?]\s)[A-Z][a-z]+")
 
 
 def replaces_named_thing(correction: str, line: str) -> bool:
-    """Whether ``correction`` puts aside a thing ("traded in the old van") that ``line`` names
-    with a name the correction lacks, and gives a name of its own the line lacks."""
+    """Whether ``correction`` puts aside a thing ("traded in the old van", "told you wrong about
+    the foal's name") that ``line`` names with a name the correction lacks, and gives a name of
+    its own the line lacks."""
     found = _REPLACED_THING.search(correction)
-    if found is None or not re.search(r"\b" + re.escape(found.group("thing")) + r"(?:s|'s|’s)?\b", line, re.I):
+    thing = found and (found.group("thing") or found.group("told"))
+    if not thing or not re.search(r"\b" + re.escape(thing) + r"(?:s|'s|’s)?\b", line, re.I):
         return False
     return _anew(_NAME.findall(correction), _NAME.findall(line))
 
