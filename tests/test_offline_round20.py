@@ -105,3 +105,8 @@ def test_an_admitted_wrong_telling_of_a_things_name_replaces_the_line_naming_it_
     assert find_corrected(correction, files) == ("USER.md", line)
     written = corrected_text(correction, line)
     assert "Juniper" in written and "Biscuit" not in written and "Pine Ridge" in written
+
+
+def test_a_creole_present_state_after_a_change_is_a_correction() -> None:
+    message = "Boss change meh shift, ah on the night crew now, the day crew too full"
+    assert _kept(message) == [("correction", message)]

@@ -10,8 +10,8 @@ caller judges that form only when the speaker's own sentence gave no mark, and k
 speaker's own sentence.
 
 Caribbean English Creole (Trinidad, Tobago, Guyana, Barbados, Jamaica in part) writes *ah* for
-*I* before a verb ("ah does sell doubles", "ah buying from …"), *ah from* for *I'm from* (the
-copula left out) and *meh* for *my* before a relative or *own* ("meh sister") (round-20 study).
+*I* before a verb ("ah does sell doubles", "ah buying from …"), *ah from* / *ah on* for *I'm
+from* / *I'm on* (the copula left out: "ah on the night shift now") and *meh* for *my* before a relative or *own* ("meh sister") (round-20 study).
 
 *ya* stays where it is *yeah* (a clause of its own: "ya, sounds good", "ya."), and *me* stays
 before anything but a relative or *own* ("give me prices", "tell me the tide").
@@ -42,7 +42,7 @@ _RELATIVE = (r"(?:mother|mum|mam|mom|ma|mammy|mama|father|dad|da|daddy|pa|wife|m
 _MY = re.compile(r"\bme(?:h)?(?=\s+" + _RELATIVE + r"\b)", _I)
 _YOU = re.compile(r"\b(?:ya|ye|youse|yous)\b(?!\s*(?:[,.!?;:]|$))", _I)
 # Caribbean creole: "ah" for "I" before a verb or a place it is from ("ah from Arima" is "I'm from")
-_I_FROM = re.compile(r"\bah(?=\s+from\b)", _I)
+_I_FROM = re.compile(r"\bah(?=\s+(?:from|on)\b)", _I)
 _I_VERB = re.compile(r"\bah(?=\s+(?:does|doh|have|had|want|need|on|like|love|hate|prefer|keep|live|work|sell|buy|move|married|"
                      r"[a-z]+ing)\b)", _I)
 _YOUR = re.compile(r"\byer\b", _I)

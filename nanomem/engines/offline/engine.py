@@ -72,6 +72,12 @@ def _put_aside(sentence: str) -> str | None:
     return found.group("old") if found else None
 
 
+def _standard_mark(own: str | None, standard: str | None) -> str | None:
+    """The mark of a sentence with vernacular pronouns: its own, unless it had none or the
+    standard form reads as a correction."""
+    return standard if own is None or standard == "correction" else own
+
+
 def extract_facts(user_texts: Iterable[str]) -> list[tuple[str, str]]:
     """``[(mark, sentence)]`` of decisive sentences, verbatim, first occurrence only (pure)."""
     return [(mark, text) for mark, text, _ in extract_dated_facts((text, None) for text in user_texts)]
@@ -127,8 +133,9 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
                 continue
             judged = pauses_as_commas(sentence)  # round 20: "if you need me... call after supper"
             mark = classify_sentence(judged)
-            if mark is None and (standard := standard_pronouns(judged)) != judged:
-                mark = classify_sentence(standard)  # round 19: "when ya tells me", "me mother"
+            if mark != "correction" and (standard := standard_pronouns(judged)) != judged:
+                # round 19: "when ya tells me", "me mother"; round 20: or a correction once read ("ah on X now")
+                mark = _standard_mark(mark, classify_sentence(standard))
             if mark is None and style_before and is_length_fragment(sentence):
                 mark, sentence = "durable", f"{previous_kept} {sentence}"  # round 8: "Answers short. Three words if that does it."
                 if facts and facts[-1][1] == previous_kept:
