@@ -110,3 +110,13 @@ def test_an_admitted_wrong_telling_of_a_things_name_replaces_the_line_naming_it_
 def test_a_creole_present_state_after_a_change_is_a_correction() -> None:
     message = "Boss change meh shift, ah on the night crew now, the day crew too full"
     assert _kept(message) == [("correction", message)]
+
+
+def test_where_a_moment_happened_is_no_standing_slot_for_a_plain_fact() -> None:
+    from nanomem.engines.offline.reslot import implied_correction
+
+    fact = "我女儿在仁济医院当护士，每个月回来一趟。"
+    files = {"MEMORY.md": "## Facts\n- 今天在同仁医院排队看眼睛，前面还有十几个人。 <!-- ephemeral 2031-03-02 -->\n"}
+    assert implied_correction(fact, files) is None
+    files = {"MEMORY.md": "## Facts\n- 我女儿在同仁医院当护士，每个月回来一趟。\n"}  # a standing line is a slot
+    assert implied_correction(fact, files) is not None

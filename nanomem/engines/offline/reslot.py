@@ -41,6 +41,7 @@ from nanomem.vocab import BULLET, HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_per
 
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _KINDS = ("date", "time", "weekday")  # the value kinds a slot is set by, beside amounts
+_EPHEMERAL_MARK = "<!-- ephemeral"
 # An amount: a currency sign before a number, or the unit word (or two Han characters) after it;
 # session 24: also a rate, the unit after a, an or per ("16.50 a walk")
 _MEASURE = re.compile(
@@ -79,6 +80,8 @@ def implied_correction(fact: str, files: Mapping[str, str]) -> tuple[str, str] |
                 continue
             theirs = _slots(_COMMENT.sub("", line))
             for kind in mine.keys() & theirs.keys():
+                if _EPHEMERAL_MARK in line and kind.startswith(("@place:", "@name:")):
+                    continue  # round 20: where a moment happened (a queue at a hospital today) is no standing slot
                 (new, near_new), (old, near_old) = mine[kind], theirs[kind]
                 shared = near_new & near_old
                 if kind.startswith("@place:"):  # session 26: "same time on Tuesdays, but the Bosworth room"
