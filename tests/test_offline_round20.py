@@ -120,3 +120,14 @@ def test_where_a_moment_happened_is_no_standing_slot_for_a_plain_fact() -> None:
     assert implied_correction(fact, files) is None
     files = {"MEMORY.md": "## Facts\n- 我女儿在同仁医院当护士，每个月回来一趟。\n"}  # a standing line is a slot
     assert implied_correction(fact, files) is not None
+
+
+def test_a_quoted_prize_text_with_a_link_is_not_the_persons_fact() -> None:
+    message = ('My cousin forward me this, is true?\n\n"You have been selected for a R5,000 voucher in the Digicel '
+               'Summer Promo. Click http://digi-promo.win/v to claim today."')
+    assert all("Digicel" not in text for _, text in _kept(message))
+
+
+def test_this_whole_week_is_near_term() -> None:
+    message = "The car in the shop since Monday, so this whole week is the bus for me and the cooler"
+    assert _kept(message)[0][0] == "ephemeral"

@@ -220,7 +220,7 @@ _DECISION = any_of(
 # Near-term words. _RELATIVE ones only make sense against the day they were said; the others
 # (deadline, due, remind me, 截止) are near-term only when no absolute date is given.
 _RELATIVE = any_of(
-    r"\btoday\b", r"\btonight\b", r"\btomorrow\b", r"\bthis (?:week|weekend|morning|afternoon|evening)\b",
+    r"\btoday\b", r"\btonight\b", r"\btomorrow\b", r"\bthis (?:whole |entire )?(?:week|weekend|morning|afternoon|evening)\b",
     r"\bnext (?:week|" + _WEEKDAY + r")\b",
     r"\bby (?:" + _WEEKDAY + r"|noon|tonight|eod|end of)\b", r"\bin \d+ (?:minutes|hours|days)\b",
     r"\b(?:until|till|through|expires?(?: on)?)\s+(?:(?:this|next)\s+)?(?:" + _WEEKDAY + r"|tomorrow|"

@@ -10,7 +10,7 @@ structure gives it away, whatever the sender or the words:
   (round 19) a **link** to click, which every scam text carries (cra-ca-refund.com);
 - it is **signed or templated**: a sender tag in brackets opening it (【Sender】, [Sender]), or
   the fixed phrasing of notifications (*do not share*, *valid for*, *reply STOP*, *is ready for
-  collection*, 请及时, 凭…领取, 验证码).
+  collection*, 请及时, 凭…领取, 验证码) or of a prize text (*click here*, *to claim*; round 20).
 
 >>> is_machine_notice("【顺丰速运】您的快件已放入3号柜，取件码5521，请及时取件。")
 True
@@ -45,7 +45,8 @@ _TEMPLATE = re.compile(
     r"\b(?:do not share|don't share|never share|valid for|expires in|reply stop|text stop|"
     r"(?:is|are) (?:now )?(?:ready for (?:collection|pickup|pick-up)|out for delivery|awaiting collection)|"
     r"has been (?:delivered|dispatched|shipped)|to collect|collection code|pickup code|pick-up code|"
-    r"verification code|one-time (?:code|password|passcode)|security code|track your)\b"
+    r"verification code|one-time (?:code|password|passcode)|security code|track your|"
+    r"click (?:here|the link|now|http)|(?:to|and) claim|claim (?:your|it|now))\b"  # round 20: a prize text's call to click
     r"|请及时|凭[^，。]{0,12}(?:领取|取件|取货)|取件码|验证码|已到站|已签收|已发货|派送|请勿泄露|退订", _I)
 
 
