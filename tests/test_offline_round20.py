@@ -131,3 +131,9 @@ def test_a_quoted_prize_text_with_a_link_is_not_the_persons_fact() -> None:
 def test_this_whole_week_is_near_term() -> None:
     message = "The car in the shop since Monday, so this whole week is the bus for me and the cooler"
     assert _kept(message)[0][0] == "ephemeral"
+
+
+def test_a_bracketed_label_heading_a_message_hides_no_standing_request() -> None:
+    message = "【交代】以后给我报菜价，顺便把猪肉价钱也报一下，涨了跌了买法不一样。"
+    assert [mark for mark, _ in _kept(message)] == ["durable"] and _kept(message)[0][1] == message
+    assert _kept("【顺丰速运】您的快件已放入3号柜，取件码5521，请及时取件。") == []  # a sender's tag stays a notice

@@ -36,9 +36,9 @@ from nanomem.engines.offline.extract import (  # noqa: F401 (re-exported: the en
     is_narrative,
 )
 from nanomem.engines.offline.mail import message_body, subject_announces
-from nanomem.engines.offline.notices import without_quoted_notices
+from nanomem.engines.offline.notices import is_machine_notice, without_quoted_notices
 from nanomem.engines.offline.recase import lowered, name_casing, recased, restore, shouted, writes_capitals, writes_lower_case
-from nanomem.engines.offline.sentences import has_name, pauses_as_commas, split_sentences
+from nanomem.engines.offline.sentences import has_name, pauses_as_commas, split_sentences, without_heading
 from nanomem.engines.offline.snippets import without_blocks
 from nanomem.engines.offline.terse import is_bare_amount, is_length_fragment
 from nanomem.engines.offline.shapes import denied_value, is_bare_condition, is_bare_name, is_bare_value, is_greeting
@@ -136,6 +136,8 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
             if mark != "correction" and (standard := standard_pronouns(judged)) != judged:
                 # round 19: "when ya tells me", "me mother"; round 20: or a correction once read ("ah on X now")
                 mark = _standard_mark(mark, classify_sentence(standard))
+            if mark is None and (bare := without_heading(judged)) != judged and not is_machine_notice(judged):
+                mark = classify_sentence(bare)  # round 20: "【说明】以后给我报天气": a label heads it
             if mark is None and style_before and is_length_fragment(sentence):
                 mark, sentence = "durable", f"{previous_kept} {sentence}"  # round 8: "Answers short. Three words if that does it."
                 if facts and facts[-1][1] == previous_kept:

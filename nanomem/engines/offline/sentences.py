@@ -14,7 +14,7 @@ import re
 
 from nanomem.vocab import HAN_CHAR
 
-__all__ = ["has_name", "pauses_as_commas", "split_sentences"]
+__all__ = ["has_name", "pauses_as_commas", "split_sentences", "without_heading"]
 
 # Session 25: in chat an emoji followed by a space ends a sentence as a full stop does ("腳軟晒😂 山狗隊係…").
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?![。！？])|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+|\n+")
@@ -24,6 +24,8 @@ _ABBREVIATION = re.compile(
 # Round 20: an ellipsis before a lower-case word is a pause inside the sentence, as a comma is
 _ELLIPSIS = re.compile(r"(?:\.\.\.|…)$")
 _PAUSE = re.compile(r"(?:\.\.\.|…)\s+(?=[a-z])")
+# Round 20: a short label in brackets heading a message as a group notice does ("【说明】", "【通知】")
+_HEADING = re.compile(r"^\s*【[^】]{1,6}】\s*")
 _NUMBER_LABEL = re.compile(r"\b(?:no|nr)\.$", re.IGNORECASE)  # "No. 48": a period that ends a sentence unless a number follows
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:-\w+)?")
 _NOT_NAMES = frozenset(
@@ -64,6 +66,16 @@ def pauses_as_commas(sentence: str) -> str:
     "if you need me, call after supper, the mornings I'm out"
     """
     return _PAUSE.sub(", ", sentence)
+
+
+def without_heading(sentence: str) -> str:
+    """``sentence`` without a short bracketed label that heads it ("【说明】以后…"), which hides
+    the opening words the rules look for (round 20; the speaker's own text is what is kept).
+
+    >>> without_heading("【说明】以后给我报天气。"), without_heading("我在【家】")
+    ('以后给我报天气。', '我在【家】')
+    """
+    return _HEADING.sub("", sentence, count=1)
 
 
 _HAN_NAMED = re.compile(r"《[^》]+》|(?<![A-Za-z])[A-Z]{2,}[A-Za-z]*(?![A-Za-z])|(?<![A-Za-z])[A-Z][a-z]+[A-Z]\w*")
