@@ -137,3 +137,8 @@ def test_a_bracketed_label_heading_a_message_hides_no_standing_request() -> None
     message = "【交代】以后给我报菜价，顺便把猪肉价钱也报一下，涨了跌了买法不一样。"
     assert [mark for mark, _ in _kept(message)] == ["durable"] and _kept(message)[0][1] == message
     assert _kept("【顺丰速运】您的快件已放入3号柜，取件码5521，请及时取件。") == []  # a sender's tag stays a notice
+
+
+@pytest.mark.parametrize("message", ["外孙在南开中学读高二，数学最好。", "【老伴】老伴在街道办当会计，明年退休。"])
+def test_a_chinese_relative_named_without_wo_is_the_speakers_and_kept_in_their_words(message: str) -> None:
+    assert _kept(message) == [("durable", message)]

@@ -6,7 +6,9 @@ People who text leave out or run together the words the sentence rules look for:
   mare"): the rules read "'s" as a possessive, so the sentence names nobody's anything; written
   out it is "Bramble is our spaniel";
 - a **relative with no "my"** ("wife is Noor", "hubby's Colm, works nights", "son is Ewan"): the
-  possessive left out, as a texter or a speaker of Singlish does; written out, "my wife is Noor".
+  possessive left out, as a texter or a speaker of Singlish does; written out, "my wife is Noor";
+  in Chinese (round 20) a relative opening a statement of where they are, what they are called or
+  do (孙女在…读初二, 老伴叫…, 女儿是护士): 我 is left out as Chinese speakers do; written out, 我孙女在….
 
 :func:`spelled_out` gives the sentence the rules judge; what is kept is the speaker's own text.
 Both forms need a capitalised name that is no common word, so "Wife is off sick today" or
@@ -18,6 +20,8 @@ Both forms need a capitalised name that is no common word, so "Wife is off sick 
 'my wife is Noor, she teaches in Leith'
 >>> spelled_out("Wife is off sick today.")
 'Wife is off sick today.'
+>>> spelled_out("【孙子】孙子在七中读高一，住校。"), spelled_out("儿子们都在外地。")
+('【孙子】我孙子在七中读高一，住校。', '儿子们都在外地。')
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ _RELATIVE = (r"wife|husband|hubby|missus|partner|son|daughter|mum|mom|mam|dad|br
 _BARE_RELATIVE = re.compile(r"^(?P<lead>\W*(?:(?:oh|and|also|so|btw|ya|yeah|ok)\W+)*)(?P<relative>(?i:" + _RELATIVE + r"))"
                             r"(?P<is>['’]s| is) (?P<name>[A-Z][a-z]+)\b")
 
+_ZH_KIN = r"儿子|女儿|闺女|老公|老婆|丈夫|妻子|爱人|媳妇|老伴|孙子|孙女|外孙女|外孙|儿媳|女婿|婆婆|公公|岳父|岳母|哥哥|姐姐|弟弟|妹妹"
+_ZH_BARE_KIN = re.compile(r"^(?P<lead>\W*(?:【[^】]{1,6}】)?\s*)(?P<kin>" + _ZH_KIN + r")(?=在|是|叫|今年|读|当|做|住)")
+
 
 def spelled_out(sentence: str) -> str:
     """``sentence`` with a name's "'s" before "my" / "our" written "is", and "my" put before a
@@ -44,4 +51,7 @@ def spelled_out(sentence: str) -> str:
     found = _BARE_RELATIVE.match(sentence)
     if found and found.group("name").casefold() not in COMMON_WORDS:
         return f"{found.group('lead')}my {sentence[found.start('relative'):]}"
+    found = _ZH_BARE_KIN.match(sentence)
+    if found:
+        return f"{found.group('lead')}我{sentence[found.start('kin'):]}"
     return sentence
