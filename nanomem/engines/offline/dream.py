@@ -346,7 +346,9 @@ def find_corrected(correction: str, files: Mapping[str, str]) -> tuple[str, str]
     the correction itself routes to: "the meeting moved" never corrects where the person lives.
     A line that holds the same slot with another value (:func:`nanomem.engines.offline.slots.same_slot`:
     "rent is 1,150 now" for "Rent is 980 a month") and shares a word with the correction is
-    preferred, in any file; a pinned line is never chosen by its slot alone."""
+    preferred, in any file, and so is one that names a thing the correction puts aside ("traded
+    in the old van", :func:`nanomem.engines.offline.subject.replaces_named_thing`, round 20); a
+    pinned line is never chosen by its slot alone."""
     mine, marks = tokens(correction) | topic_tags(correction, correction=True), distinctive(correction)
     home = route_fact(correction)
     named_old = old_value(correction)

@@ -345,7 +345,9 @@ def same_slot(correction: str, line: str) -> bool:
     """Whether a correction sets the same slot as a line with a new value: an identifier of the
     same family that the line lacks (``FI 631`` for ``FI 615``), or a shared attribute and a
     value of a type the line also has that the line lacks. Chinese texts that share an
-    attribute match without values ("改去青岛" sets the ``trip`` of "去厦门玩五天").
+    attribute match without values ("改去青岛" sets the ``trip`` of "去厦门玩五天"); round 20: so
+    does the subject of a Chinese verb of change with another number or place
+    (:mod:`nanomem.engines.offline.subject`: "会费改成150块" for "一年交120块会费").
 
     >>> same_slot("they rebooked me on FI 631", "- Icelandair FI 615 out of Boston")
     True
