@@ -1,7 +1,9 @@
-"""Session 34 (round-20 study): a correction that does not name the old value still replaces the
-line it corrects when it names the subject of its change (会费改成…, 活动改到…, 那个…是在…) and
-gives a new number or place where that line holds another. Every sentence here is new: none is
-copied from a conversation."""
+"""Session 34 (round-20 study): corrections that do not name the old value (the subject of a
+Chinese verb of change with another number or place, a thing traded in or told wrong, a count
+written as a word, a thing moved and where it is now), phrases cut by ellipses, Caribbean English
+Creole pronouns, a 【】 label heading a message, a Chinese relative without 我, a quoted prize
+text, "this whole week", and an ephemeral line's place that is no standing slot. Every sentence
+here is new: none is copied from a conversation."""
 
 from __future__ import annotations
 
@@ -9,6 +11,10 @@ import pytest
 
 from nanomem.engines.offline.dream import find_corrected
 from nanomem.engines.offline.engine import extract_dated_facts
+
+
+def _kept(*messages: str) -> list[tuple[str, str]]:
+    return [(mark, text) for mark, text, _ in extract_dated_facts((m, None) for m in messages)]
 
 
 # --- the subject of a Chinese verb of change names the slot -------------------------------------
@@ -54,10 +60,6 @@ def test_a_count_written_as_a_word_sets_the_count_of_the_same_thing_anew() -> No
 
 
 # --- an ellipsis before a lower-case word is a pause, not a sentence end --------------------------
-
-def _kept(*messages: str) -> list[tuple[str, str]]:
-    return [(mark, text) for mark, text, _ in extract_dated_facts((m, None) for m in messages)]
-
 
 def test_phrases_cut_by_ellipses_are_judged_as_one_sentence_and_kept_in_the_speakers_words() -> None:
     message = "when you send me the weather... give it in Fahrenheit... them Celsius numbers mean nothing to me"
