@@ -58,6 +58,12 @@ NOT_A_CHAT_MODEL = (
 # it is about is the sentence before it.
 _POINTS_BACK = re.compile(r"\b(?:put|moved|pushed|changed|raised|lowered|switched|bumped|cut|upped) (?:them|it|those|that)\b|"
                           r"^\W*(?:they|it|those)(?:['’](?:re|s)| are| is| have| has)? (?:now |gone |going )", re.I)
+# Session 34: a bare topic heading the correction after it ("Lowri's birthday. I got that wrong. 17 June.",
+# "also the futsal. the Wednesday slot got taken, Saturday now"): a possessive or determiner and at
+# most three words, no verb; the correction that follows in the same message is about it
+_BARE_TOPIC = re.compile(
+    r"^\W*(?:(?:also|and|oh|ok|okay|right|so|now|then|re|about)\W+)*"
+    r"(?:(?:the|my|our|his|her|their)\s+|(?-i:[A-Z])[a-z]+(?:'s|’s)\s+)(?-i:(?:[a-z]+\s+){0,2}?[a-z]+)\s*[.:!]?\s*$", re.I)
 # Round 11: a row of a pasted spreadsheet (cells between tabs) is material to work on, like a code block
 _SHEET_ROW = re.compile(r"^[^\t\n]*\t[^\n]*$", re.MULTILINE)
 
@@ -116,6 +122,7 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
         # round 11: "Subject: Change of lodgings": the body's first decisive sentence is the correction
         announced = bool(mail.subject) and (subject_announces(mail.subject) or announces_change(mail.subject))
         lead: list[str] = []  # sentences before that announced a change without giving the new value
+        topic = ""  # session 34: a bare topic said just before (:data:`_BARE_TOPIC`)
         style_before, previous_kept, previous_said, previous_kept_fact = False, "", "", ""
         previous = ""
         denied: list[str] = []  # values a sentence of this message denied ("…, not Halvorsen")
@@ -154,6 +161,9 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
                 if facts and facts[-1][1] == previous_said:
                     facts.pop()  # round 9: "Decided about the foils. Put them up to £91." is one correction
                 sentence = f"{previous_said} {sentence}"
+            if mark == "correction" and topic and topic not in sentence:
+                sentence = f"{topic} {sentence}"  # session 34: "Lowri's birthday. I got that wrong. 17 June."
+            topic = sentence if mark is None and _BARE_TOPIC.match(sentence) else topic if mark is None else ""
             lead = [*lead, sentence] if mark is None and announces_change(sentence) else []
             previous_said = "" if is_filler(sentence) or sentence.rstrip().endswith(("?", "？")) else sentence
             if len(facts) > start and facts[-1][1] == previous_kept_fact and denial_then_value(previous_kept_fact, sentence):
