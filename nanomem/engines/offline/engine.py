@@ -60,10 +60,12 @@ _POINTS_BACK = re.compile(r"\b(?:put|moved|pushed|changed|raised|lowered|switche
                           r"^\W*(?:they|it|those)(?:['’](?:re|s)| are| is| have| has)? (?:now |gone |going )", re.I)
 # Session 34: a bare topic heading the correction after it ("Lowri's birthday. I got that wrong. 17 June.",
 # "also the futsal. the Wednesday slot got taken, Saturday now"): a possessive or determiner and at
-# most three words, no verb; the correction that follows in the same message is about it
+# most two lower-case words (a capitalised one is a value, the old one: "About the Nithbank."); a
+# sentence that announces a change ("The marina moved me.") is no topic. The correction that
+# follows in the same message is about it.
 _BARE_TOPIC = re.compile(
     r"^\W*(?:(?:also|and|oh|ok|okay|right|so|now|then|re|about)\W+)*"
-    r"(?:(?:the|my|our|his|her|their)\s+|(?-i:[A-Z])[a-z]+(?:'s|’s)\s+)(?-i:(?:[a-z]+\s+){0,2}?[a-z]+)\s*[.:!]?\s*$", re.I)
+    r"(?:(?:the|my|our|his|her|their)\s+|(?-i:[A-Z])[a-z]+(?:'s|’s)\s+)(?-i:(?:[a-z]+\s+)?[a-z]+)\s*[.:!]?\s*$", re.I)
 # Round 11: a row of a pasted spreadsheet (cells between tabs) is material to work on, like a code block
 _SHEET_ROW = re.compile(r"^[^\t\n]*\t[^\n]*$", re.MULTILINE)
 
@@ -163,7 +165,10 @@ def extract_dated_facts(texts: Iterable[tuple[str, str | None]],
                 sentence = f"{previous_said} {sentence}"
             if mark == "correction" and topic and topic not in sentence:
                 sentence = f"{topic} {sentence}"  # session 34: "Lowri's birthday. I got that wrong. 17 June."
-            topic = sentence if mark is None and _BARE_TOPIC.match(sentence) else topic if mark is None else ""
+            if mark is not None:
+                topic = ""
+            elif _BARE_TOPIC.match(sentence) and not announces_change(sentence):
+                topic = sentence
             lead = [*lead, sentence] if mark is None and announces_change(sentence) else []
             previous_said = "" if is_filler(sentence) or sentence.rstrip().endswith(("?", "？")) else sentence
             if len(facts) > start and facts[-1][1] == previous_kept_fact and denial_then_value(previous_kept_fact, sentence):
