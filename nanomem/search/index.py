@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from nanomem.errors import NanomemError, ProviderError
-from nanomem.search import inflect, prior, related, terms, vectors, window
+from nanomem.search import inflect, prior, related, terms, vectors, versions, window
 from nanomem.search.collapse import plan_collapse
 from nanomem.search.docs import Doc, delete_docs, fetch_docs, insert_docs, plan_file_docs
 from nanomem.search.historydocs import update_history
@@ -410,6 +410,8 @@ class SearchIndex:
         if "archive" in sources:  # a turn shares its relevance with its session window
             relevance = window.read_window(db, relevance, where, wargs, seeds=max(4 * k, 50))
         relevance = prior.read_priors(db, relevance, query)  # how much a turn says; the answer's kind
+        if "archive" in sources:  # a changed fact's other version, said in another session
+            relevance = versions.read_versions(db, relevance, query)
         # The vectors vote for their k nearest only: in an index smaller than the candidate
         # depth every document is "near", and every BM25 hit would win the fusion bonus.
         ranking = None if dense is None else vectors.read_ranking(db, dense, k, where, wargs)
