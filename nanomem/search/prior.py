@@ -217,7 +217,16 @@ def plan_change_prior(asks: bool, text: str) -> float:
     >>> plan_change_prior(True, "we've switched it all to Porto instead"), plan_change_prior(True, "Lisbon in May!")
     (1.5, 1.0)
     """
-    return ANSWER_BOOST if asks and _CHANGE_TEXT.search(terms.normalise(text)) else 1.0
+    return ANSWER_BOOST if asks and plan_reports_change(text) else 1.0
+
+
+def plan_reports_change(text: str) -> bool:
+    """Whether ``text`` reports that something changed, or was settled (pure).
+
+    >>> plan_reports_change("we've switched it all to Porto instead"), plan_reports_change("Lisbon in May!")
+    (True, False)
+    """
+    return bool(_CHANGE_TEXT.search(terms.normalise(text)))
 
 
 def plan_answer_prior(cue: re.Pattern[str] | None, text: str) -> float:
