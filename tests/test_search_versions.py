@@ -1,7 +1,8 @@
 """A changed fact's other version (stop 34, nanomem.search.versions): when a question asks for a
 value that changed, the best hit's version neighbour (a turn of another day that shares its words
-beyond the question's) is pulled up beside it; a question that asks for no changed value, and a
-turn of the seed's own day, are left as they were."""
+beyond the question's, at least three, said by the same speaker, one of the two reporting a change)
+is pulled up beside it; a question that asks for no changed value, and a turn of the seed's own
+day, are left as they were."""
 
 from __future__ import annotations
 
@@ -66,6 +67,9 @@ def test_versions_plan_needs_one_of_the_two_to_report_a_change() -> None:
     assert _plan(turns, {1: 10.0, 2: 1.0}) == {1: 10.0, 2: 1.0}
 
 
-def test_versions_plan_needs_shared_words_beyond_the_question() -> None:
-    turns = {1: ("d1", "Ines", "the kiln moved out of Hollis barn"), 2: ("d0", "Ines", "the kiln is cold now")}
-    assert _plan(turns, {1: 10.0, 2: 1.0}) == {1: 10.0, 2: 1.0}
+def test_versions_plan_needs_three_shared_words_beyond_the_question() -> None:
+    seed = ("d1", "Ines", "the kiln moved out of Hollis barn")
+    two = {1: seed, 2: ("d0", "Ines", "the kiln is cold now, Hollis barn")}  # kiln and now are asked
+    three = {1: seed, 2: ("d0", "Ines", "the kiln is cold now, Hollis barn moved")}
+    assert _plan(two, {1: 10.0, 2: 1.0}) == {1: 10.0, 2: 1.0}
+    assert _plan(three, {1: 10.0, 2: 1.0}) == {1: 10.0, 2: 10.0 * versions.PULL}
