@@ -410,7 +410,7 @@ class SearchIndex:
         if "archive" in sources:  # a turn shares its relevance with its session window
             relevance = window.read_window(db, relevance, where, wargs, seeds=max(4 * k, 50))
         relevance = prior.read_priors(db, relevance, query)  # how much a turn says; the answer's kind
-        if "archive" in sources:  # a changed fact's other version, said in another session
+        if "archive" in sources:  # a changed fact's other version, said on another day
             relevance = versions.read_versions(db, relevance, query)
         # The vectors vote for their k nearest only: in an index smaller than the candidate
         # depth every document is "near", and every BM25 hit would win the fusion bonus.
