@@ -29,9 +29,9 @@ neighbour is, among the :data:`POOL` best candidates, the archived turn that
 Memory-file lines and history entries are neither seeds nor neighbours (distilled copies).
 
 >>> plan_versions({1: 9.0, 2: 1.0, 3: 2.0},
-...               {1: ("d1", "Zeke", "the weigh-off moved from Hollis barn, now Sunday 1st October"),
-...                2: ("d0", "Zeke", "the weigh-off is at Hollis barn, Saturday 7th October"),
-...                3: ("d1", "Zeke", "Hollis barn, October, on a Sunday")}, "where is the weigh-off now?")
+...               {1: ("d1", "Ida", "the quiz night moved out of the Fox tavern, it's Monday 4th May now"),
+...                2: ("d0", "Ida", "the quiz night is at the Fox tavern, Friday 8th May"),
+...                3: ("d1", "Ida", "Fox tavern, May, on a Monday")}, "when is the quiz night now?")
 {1: 9.0, 2: 7.2, 3: 2.0}
 """
 
