@@ -7,6 +7,7 @@ day, are left as they were."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 
 from nanomem.memory import Memory
 from nanomem.search import versions
@@ -38,7 +39,7 @@ def test_versions_a_change_question_brings_the_other_version_beside_the_change(m
 
 def test_versions_a_question_without_a_change_word_is_left_as_it_is() -> None:
     relevance = {1: 10.0, 2: 1.0}
-    with sqlite3.connect(":memory:") as db:  # no table: a question without a change word reads none
+    with closing(sqlite3.connect(":memory:")) as db:  # no table: a change-free question reads none
         assert versions.read_versions(db, relevance, "When is the regatta dinner?") == relevance
 
 
