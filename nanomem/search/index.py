@@ -80,7 +80,7 @@ CREATE TABLE marks(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE chunks(session_key TEXT NOT NULL, chunk TEXT NOT NULL, said_at TEXT NOT NULL,
     PRIMARY KEY(session_key, chunk)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(latin, cjk, src, who, nlatin, ncjk, cjk1, content='',
-    tokenize='porter unicode61 remove_diacritics 2');
+    tokenize='""" + terms.TOKENIZER + """');
 """ + related.SCHEMA
 
 @dataclass(frozen=True)

@@ -45,8 +45,7 @@ DATA = "related-words.tsv.gz"
 _RULES = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
           ("men", "man"), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
           ("ing", "e"), ("ing", ""))
-SCHEMA = ("CREATE VIRTUAL TABLE related USING fts5(words, content='', "
-          "tokenize='porter unicode61 remove_diacritics 2')")
+SCHEMA = f"CREATE VIRTUAL TABLE related USING fts5(words, content='', tokenize='{terms.TOKENIZER}')"
 
 
 @lru_cache(maxsize=1)

@@ -35,6 +35,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+# The FTS5 tokenizer of every Latin column: the index, the related-words table and the stems the
+# inflections list is built against must all tokenise alike
+TOKENIZER = "porter unicode61 remove_diacritics 2"
 CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"\w+")
 

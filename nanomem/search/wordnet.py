@@ -47,6 +47,7 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
+from nanomem.search import terms
 from nanomem.search.terms import STOP_WORDS
 
 logger = logging.getLogger(__name__)
@@ -190,7 +191,7 @@ def build(root: Path) -> list[str]:
 def read_stems(words: set[str]) -> dict[str, str]:
     """Each word's Porter stem, as the index's tokenizer makes it (SQLite FTS5, in memory)."""
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE t USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')")
+    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(w, tokenize='{terms.TOKENIZER}')")
     db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
     ordered = sorted(words)
     db.executemany("INSERT INTO t(rowid, w) VALUES (?, ?)", list(enumerate(ordered, start=1)))

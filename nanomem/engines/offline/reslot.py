@@ -37,11 +37,10 @@ from nanomem.engines.offline.kinds import is_sign, kind_values, kind_words
 from nanomem.engines.offline.slots import value_spans
 from nanomem.engines.offline.supersede import named_values
 from nanomem.engines.offline.tense import is_narrative
-from nanomem.vocab import BULLET, HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, is_permanent, is_pinned
+from nanomem.vocab import BULLET, HAN_CHAR, MONTHS, STOP_WORDS, WEEKDAYS, has_mark, is_permanent, is_pinned
 
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _KINDS = ("date", "time", "weekday")  # the value kinds a slot is set by, beside amounts
-_EPHEMERAL_MARK = "<!-- ephemeral"
 # An amount: a currency sign before a number, or the unit word (or two Han characters) after it;
 # session 24: also a rate, the unit after a, an or per ("16.50 a walk")
 _MEASURE = re.compile(
@@ -80,7 +79,7 @@ def implied_correction(fact: str, files: Mapping[str, str]) -> tuple[str, str] |
                 continue
             theirs = _slots(_COMMENT.sub("", line))
             for kind in mine.keys() & theirs.keys():
-                if _EPHEMERAL_MARK in line and kind.startswith(("@place:", "@name:")):
+                if has_mark(line, "ephemeral") and kind.startswith(("@place:", "@name:")):
                     continue  # round 20: where a moment happened (a queue at a hospital today) is no standing slot
                 (new, near_new), (old, near_old) = mine[kind], theirs[kind]
                 shared = near_new & near_old
@@ -123,7 +122,7 @@ def _slots(text: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         unit = m.group("sign") or (m.group("unit") or m.group("han")).casefold()
         if m.group("han") and m.group("han")[0] in _PLACE_UNITS:
             unit = m.group("han")[0]  # round 11: "5栋那套" and "3栋" are the same unit, a building
-        unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
+        unit = _unit(unit)
         if unit not in _NOT_TOPICS and unit not in STOP_WORDS:
             note(unit, (m.group("n1") or m.group("n2")).replace(",", ""), m.start(), m.end())
     for m in _COUNT_WORD.finditer(text):
@@ -142,6 +141,7 @@ def _count(m: re.Match[str]) -> int:
 
 
 def _unit(word: str) -> str:
+    """A unit word in lower case and in the singular ("Goats" is "goat"; "gas" stays)."""
     word = word.casefold()
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
